@@ -1,0 +1,141 @@
+/**
+ * The configuration: its TypeScript shape, one entry per setting (how it is named in the
+ * environment and on the command line, what it accepts, what it does and what changing it
+ * costs), and the JSON schema built from those entries. Defaults live in config/default.json;
+ * src/config/load-config.ts merges, validates and freezes.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const HTTP_BACKENDS = ['auto', 'uws', 'node'] as const;
+export type HttpBackend = (typeof HTTP_BACKENDS)[number];
+
+export const SYNC_MODES = ['durable', 'async', 'none'] as const;
+export type SyncMode = (typeof SYNC_MODES)[number];
+
+export interface BootstrapConfig {
+  readonly projectApiKey?: string;
+  readonly personalApiKey?: string;
+}
+
+/** The validated, resolved configuration (deep-frozen once loaded). */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  /** Absolute path. */
+  readonly dataDir: string;
+  /** 1–256: a configured 0 is resolved to one per core. */
+  readonly workers: number;
+  readonly logLevel: LogLevel;
+  readonly httpBackend: HttpBackend;
+  readonly maxBodyBytes: number;
+  readonly sync: SyncMode;
+  readonly shutdownTimeoutMs: number;
+  readonly tasksPerWorker: number;
+  readonly batchWindowMs: number;
+  readonly bootstrap: BootstrapConfig;
+}
+
+/** How one setting is named, checked and documented. */
+export interface SettingSpec {
+  /** Path inside Config: `port`, or `bootstrap.projectApiKey`. */
+  readonly path: string;
+  /** Environment variable that sets it. */
+  readonly env: string;
+  /** Command-line flag as the user types it. */
+  readonly flag: string;
+  /** Key of the parsed flag value (commander's camelCase of `flag`). */
+  readonly flagKey: string;
+  /** How an environment string is coerced: strictly, "8x" stays a string and fails. */
+  readonly kind: 'integer' | 'number' | 'string';
+  readonly schema: Readonly<Record<string, unknown>>;
+  /** Completes "must be …" in error messages. */
+  readonly expect: string;
+  /** Never echo the value in error messages. */
+  readonly secret: boolean;
+  /** What it does and the cost of changing it (the README table is written from these). */
+  readonly doc: string;
+}
+
+function setting(
+  path: string,
+  kind: SettingSpec['kind'],
+  schema: Record<string, unknown>,
+  expect: string,
+  doc: string,
+  secret = false,
+): SettingSpec {
+  const words = path.split(/\.|(?=[A-Z])/).map((w) => w.toLowerCase());
+  const flagKey = words.map((w, i) => (i === 0 ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+  return Object.freeze({
+    path,
+    env: `HEDGEROW_${words.join('_').toUpperCase()}`,
+    flag: `--${words.join('-')}`,
+    flagKey,
+    kind,
+    schema: Object.freeze(schema),
+    expect,
+    secret,
+    doc,
+  });
+}
+
+const int = (minimum: number, maximum?: number): Record<string, unknown> =>
+  maximum === undefined ? { type: 'integer', minimum } : { type: 'integer', minimum, maximum };
+const oneOf = (values: readonly string[]): Record<string, unknown> => ({ type: 'string', enum: [...values] });
+const quoted = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(', ');
+
+/** Every setting, in the order errors and docs list them. */
+export const SETTINGS: readonly SettingSpec[] = Object.freeze([
+  setting('host', 'string', { type: 'string', minLength: 1 }, 'a non-empty host name or address',
+    'Address to listen on. 127.0.0.1 keeps Hedgerow private to the box; 0.0.0.0 exposes it, so put TLS and a firewall in front.'),
+  setting('port', 'integer', int(0, 65535), 'an integer between 0 and 65535',
+    'TCP port to listen on; 0 picks a free port (tests). Ports below 1024 need privileges; SDKs must be pointed at the new port.'),
+  setting('dataDir', 'string', { type: 'string', minLength: 1 }, 'a non-empty path',
+    'Directory of the LMDB environment, resolved against the working directory. Changing it starts from an empty store unless the files move too; keep it on a local disk (LMDB needs mmap and file locks).'),
+  setting('workers', 'integer', int(0, 256), 'an integer between 0 and 256 (0 = one per core)',
+    'Worker threads for decoding, validation and flag evaluation; 0 = one per core. More than the cores adds memory and context switches, fewer leaves cores idle under load.'),
+  setting('logLevel', 'string', oneOf(LOG_LEVELS), `one of ${quoted(LOG_LEVELS)}`,
+    'Lowest level logged. debug and trace log per request and cost throughput; hot paths never log per event.'),
+  setting('httpBackend', 'string', oneOf(HTTP_BACKENDS), `one of ${quoted(HTTP_BACKENDS)}`,
+    'HTTP front end: auto uses uWebSockets.js when its native addon loads, else node:http. node:http needs no native code but serves far fewer requests per core.'),
+  setting('maxBodyBytes', 'integer', int(1024), 'an integer of at least 1024',
+    'Largest request body accepted on the wire (the decompressed limit is 5x this); PostHog uses 20 MiB. Raising it raises memory per request in flight; lowering it makes large SDK batches fail with 413.'),
+  setting('sync', 'string', oneOf(SYNC_MODES), `one of ${quoted(SYNC_MODES)}`,
+    'durable: fsync on every group commit, acknowledged events survive power loss. async: the OS flushes later, survives a daemon crash but not a machine crash. none: never synced, for benchmarks only.'),
+  setting('shutdownTimeoutMs', 'integer', int(100), 'an integer of at least 100',
+    'How long shutdown waits for requests and commits in flight. Too short cuts off unacknowledged requests (clients retry them); too long delays restarts.'),
+  setting('tasksPerWorker', 'integer', int(1, 64), 'an integer between 1 and 64',
+    'Tasks each worker runs at once, so CPU work overlaps commits in flight: 1 measured 3k req/s, 8 gave 40k req/s. Higher raises memory and tail latency.'),
+  setting('batchWindowMs', 'number', { type: 'number', minimum: 0, maximum: 50 }, 'a number between 0 and 50',
+    'How long the front end gathers small requests into one worker task (0 = send each at once). A larger window amortizes the ~40 µs pool round trip but delays every acknowledgement by up to that much.'),
+  setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
+    'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
+    'Project API key (phc_…) seeded at start so SDKs can send without a setup step. Public by design: SDKs embed it.'),
+  setting('bootstrap.personalApiKey', 'string', { type: 'string', pattern: '^phx_[A-Za-z0-9_-]{10,80}$' },
+    'a personal API key: "phx_" then 10 to 80 letters, digits, "_" or "-"',
+    'Personal API key (phx_…) seeded at start for the management API. A secret: prefer the environment to the command line, where ps shows it.',
+    true),
+]);
+
+/** Completes "must be …" for the `bootstrap` object itself. */
+export const BOOTSTRAP_EXPECT = 'an object with optional projectApiKey and personalApiKey';
+
+function buildSchema(): Record<string, unknown> {
+  const top: Record<string, unknown> = {};
+  const nested: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    if (s.path.startsWith('bootstrap.')) nested[s.path.slice('bootstrap.'.length)] = s.schema;
+    else top[s.path] = s.schema;
+  }
+  return {
+    type: 'object',
+    properties: { ...top, bootstrap: { type: 'object', properties: nested, additionalProperties: false } },
+    required: Object.keys(top),
+    additionalProperties: false,
+  };
+}
+
+/** JSON schema of the merged settings, before workers and dataDir are resolved. */
+export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze(buildSchema());

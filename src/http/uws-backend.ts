@@ -1,0 +1,161 @@
+/**
+ * HTTP backend on uWebSockets.js (native). Rules that keep the process alive (STYLE.md #8):
+ * `onAborted` is attached before anything asynchronous; everything from the uWS request is
+ * read synchronously inside the route callback (the object is invalid after it returns);
+ * body chunks are copied (uWS reuses and neuters their ArrayBuffers); answers are written
+ * inside `cork()` and never after an abort.
+ */
+
+import {
+  InFlight,
+  bodyVerdict,
+  clientIp,
+  formatIp,
+  parseContentLength,
+  prepareOrError,
+  runHandler,
+  runTooLarge,
+} from './backend-common.js';
+import type { UwsBinding, UwsListenSocket, UwsResponse } from './load-uws.js';
+import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+
+/** Per-request state shared by the abort, data and answer callbacks. */
+interface Exchange {
+  readonly res: UwsResponse;
+  readonly method: string;
+  aborted: boolean;
+  answered: boolean;
+}
+
+export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBackend {
+  const app = uws.App();
+  const inFlight = new InFlight();
+  const cap = opts.maxBodyBytes;
+  let listenSocket: UwsListenSocket | undefined;
+  /** Set by stopAccepting: every later answer closes its connection. */
+  let closing = false;
+
+  function answer(ex: Exchange, response: HttpResponse, closeConnection: boolean): void {
+    if (ex.aborted || ex.answered) return;
+    ex.answered = true;
+    inFlight.done();
+    const p = prepareOrError(opts, response);
+    const close = closeConnection || closing;
+    try {
+      ex.res.cork(() => {
+        ex.res.writeStatus(p.statusLine);
+        for (const [k, v] of p.headers) ex.res.writeHeader(k, v);
+        if (close) ex.res.writeHeader('connection', 'close'); // end(.., true) closes but does not say so
+        if (ex.method === 'HEAD') ex.res.endWithoutBody(p.body.length, close);
+        else ex.res.end(p.body, close);
+      });
+    } catch {
+      // The socket closed between the abort check and the write; nothing is left to answer.
+    }
+  }
+
+  app.any('/*', (res, req) => {
+    const ex: Exchange = { res, method: req.getMethod().toUpperCase(), aborted: false, answered: false };
+    inFlight.add();
+    res.onAborted(() => {
+      ex.aborted = true;
+      if (!ex.answered) inFlight.done();
+    });
+
+    // Everything from `req` is read now: it is invalid once this callback returns.
+    const path = req.getUrl();
+    const query = req.getQuery() ?? ''; // undefined, not '', when the URL has no '?'
+    const headers = new Map<string, string>();
+    req.forEach((k, v) => {
+      const prev = headers.get(k);
+      headers.set(k, prev === undefined ? v : `${prev}, ${v}`);
+    });
+    const ip = clientIp(headers.get('x-forwarded-for') ?? '', formatIp(new Uint8Array(res.getRemoteAddress())));
+    const head: Omit<HttpRequest, 'body'> = {
+      method: ex.method,
+      path,
+      query,
+      ip,
+      header: (name) => headers.get(name) ?? '',
+    };
+
+    const declared = parseContentLength(headers.get('content-length') ?? '');
+    if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
+      answer(ex, runTooLarge(opts, head), true);
+      return;
+    }
+    // Preallocate when the size is known and allowed; otherwise collect copied chunks.
+    let buf: Uint8Array | undefined = declared !== undefined && declared <= cap ? new Uint8Array(declared) : undefined;
+    let chunks: Uint8Array[] | undefined = buf === undefined && declared === undefined ? [] : undefined;
+    let total = 0;
+
+    res.onData((chunk, isLast) => {
+      if (ex.aborted || ex.answered) return;
+      const at = total;
+      total += chunk.byteLength;
+      const verdict = bodyVerdict(total, cap);
+      if (verdict === 'close') {
+        answer(ex, runTooLarge(opts, head), true);
+        return;
+      }
+      if (verdict === 'keep') {
+        if (buf !== undefined && total <= buf.length) buf.set(new Uint8Array(chunk), at);
+        else if (chunks !== undefined && chunk.byteLength > 0) chunks.push(new Uint8Array(chunk.slice(0)));
+      } else {
+        buf = undefined; // over the cap: keep reading, stop buffering
+        chunks = undefined;
+      }
+      if (!isLast) return;
+      if (verdict === 'discard') {
+        answer(ex, runTooLarge(opts, head), false);
+        return;
+      }
+      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concat(chunks ?? [], total);
+      runHandler(opts, { ...head, body }, (response) => answer(ex, response, false));
+    });
+  });
+
+  function stopAccepting(): void {
+    closing = true;
+    if (listenSocket !== undefined) {
+      uws.us_listen_socket_close(listenSocket);
+      listenSocket = undefined;
+    }
+  }
+
+  return {
+    name: 'uws',
+    get inFlight() {
+      return inFlight.count;
+    },
+    listen(host, port) {
+      return new Promise<number>((resolve, reject) => {
+        app.listen(host, port, (socket) => {
+          if (socket === false) {
+            reject(new Error(`uWS could not listen on ${host}:${port} (address in use or not available)`));
+            return;
+          }
+          listenSocket = socket;
+          resolve(uws.us_socket_local_port(socket));
+        });
+      });
+    },
+    stopAccepting,
+    drained: (timeoutMs) => inFlight.drained(timeoutMs),
+    close() {
+      stopAccepting();
+      app.close?.(); // closes every connection; pending requests see onAborted
+    },
+  };
+}
+
+/** Joins copied chunks into one exactly sized array (its buffer is ours alone, so transferable). */
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

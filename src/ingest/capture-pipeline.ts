@@ -1,0 +1,69 @@
+/**
+ * The capture pipeline as the worker runs it, in two steps around the project lookup:
+ * `prepareCapture` (decode, parse, find the token) and `normalizeCapture` (build StoredEvents).
+ * Pure: no I/O, every failure is a thrown `HedgerowError`.
+ */
+
+import { parseCaptureQuery } from './capture-query.js';
+import { decodePayload } from './decode-payload.js';
+import { normalizeEvents, type NormalizeResult } from './normalize-event.js';
+import { parseCaptureBody, type ParsedBody } from './parse-body.js';
+import { extractToken } from './token.js';
+import type { CaptureRequest } from './types.js';
+
+export type { CaptureQuery } from './capture-query.js';
+export type { NormalizeContext, NormalizeResult } from './normalize-event.js';
+export type { ParsedBody, RawEvent } from './parse-body.js';
+export type { TokenShape, TokenShapeProblem } from './token.js';
+export { validateTokenShape } from './token.js';
+
+export interface ParsedCapture {
+  body: ParsedBody;
+  /**
+   * The request's token as sent (untrimmed; check it with `validateTokenShape`), `undefined` when
+   * none. When `body.events` is empty (only `$performance_event`s were sent) answer 200 without
+   * looking further.
+   */
+  token: string | undefined;
+  /** Query `project_id`, else the body's hint; for personal API keys. */
+  projectIdHint: number | undefined;
+  querySentAtMs: number | undefined;
+  /** `beacon=1`: answer 204 on success. */
+  beacon: boolean;
+  path: string;
+  ip: string;
+}
+
+/**
+ * Decode + parse + token extraction. Throws `HR_EMPTY_PAYLOAD`, `HR_NOT_FORM`, `HR_DECODE_FAILED`,
+ * `HR_DECOMPRESSED_TOO_LARGE`, `HR_PARSE_FAILED`, `HR_EMPTY_BATCH`, `HR_INVALID_EVENT`,
+ * `HR_NO_EVENT_NAME_ATTR` or `HR_INCONSISTENT_API_KEYS`.
+ */
+export function prepareCapture(req: CaptureRequest, maxDecompressedBytes: number): ParsedCapture {
+  const query = parseCaptureQuery(req.query);
+  const text = decodePayload(req, maxDecompressedBytes, query);
+  const body = parseCaptureBody(text, req.path);
+  return {
+    body,
+    token: extractToken(body),
+    projectIdHint: query.projectId ?? body.projectIdHint,
+    querySentAtMs: query.sentAtMs,
+    beacon: query.beacon,
+    path: req.path,
+    ip: req.ip,
+  };
+}
+
+/**
+ * Builds the StoredEvents once the caller resolved the project. Throws `HR_INVALID_EVENT` or
+ * `HR_INVALID_UUID`; events without a name or distinct_id are counted in `dropped`.
+ */
+export function normalizeCapture(prepared: ParsedCapture, projectId: number, now: Date): NormalizeResult {
+  return normalizeEvents(prepared.body, {
+    projectId,
+    now,
+    ip: prepared.ip,
+    querySentAtMs: prepared.querySentAtMs,
+    path: prepared.path,
+  });
+}

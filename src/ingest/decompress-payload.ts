@@ -1,0 +1,121 @@
+/**
+ * Spec §2.2 step 6 (capture-rs `payload/decompression.rs` `decompress_payload`): turn the extracted
+ * payload into UTF-8 text, never producing more than the decompressed-size budget.
+ */
+
+import { constants as bufferConstants } from 'node:buffer';
+import { gunzipSync } from 'node:zlib';
+import { HedgerowError } from '../errors.js';
+import { decodeBase64Strict, decodeBase64StrictBytes, looksLikeBase64 } from './base64.js';
+import type { ExtractedPayload } from './extract-payload.js';
+import { lzDecompressFromBase64 } from './lz-string-capped.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `/e`, `/e/...`, `/capture...`, `/engage...`, `/track...` (not `/i/v0/e`, not `/batch`). */
+export function isLegacyPath(path: string): boolean {
+  return (
+    path === '/e' ||
+    path.startsWith('/e/') ||
+    path.startsWith('/capture') ||
+    path.startsWith('/engage') ||
+    path.startsWith('/track')
+  );
+}
+
+export function hasGzipMagic(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/**
+ * Gunzips with an output cap: zlib stops as soon as the output passes `maxBytes`, so a bomb costs
+ * about `maxBytes` of work. Over the cap -> `HR_DECOMPRESSED_TOO_LARGE` (413); not gzip, truncated
+ * or corrupt -> `HR_DECODE_FAILED` (400).
+ */
+export function gunzipCapped(bytes: Uint8Array, maxBytes: number): Buffer {
+  const cap = Math.max(1, Math.min(maxBytes, bufferConstants.MAX_LENGTH));
+  let out: Buffer;
+  try {
+    out = gunzipSync(bytes, { maxOutputLength: cap });
+  } catch (err) {
+    if (err instanceof RangeError || (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
+    }
+    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid gzip data');
+  }
+  if (out.length > maxBytes) {
+    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
+  }
+  return out;
+}
+
+function decodeUtf8(bytes: Uint8Array, what: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new HedgerowError('HR_DECODE_FAILED', `failed to decode request: invalid UTF-8 in ${what}`);
+  }
+}
+
+function checkSize(bytes: number, maxBytes: number): void {
+  if (bytes > maxBytes) {
+    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `payload of ${bytes} bytes exceeds ${maxBytes} bytes`);
+  }
+}
+
+interface WellFormedString {
+  isWellFormed(): boolean;
+}
+
+function lz64ToText(bytes: Buffer, maxBytes: number): string {
+  // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of maxBytes is never too tight.
+  const text = lzDecompressFromBase64(bytes.toString('latin1'), maxBytes);
+  if (text === null || text === '') {
+    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid lz64 data');
+  }
+  if (!(text as unknown as WellFormedString).isWellFormed()) {
+    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: lz64 data is not valid UTF-16');
+  }
+  checkSize(Buffer.byteLength(text, 'utf8'), maxBytes);
+  return text;
+}
+
+/**
+ * Decodes an extracted payload to text. Order: an explicit base64 hint (strict: invalid -> 400),
+ * gzip when the bytes start with `1f 8b` (a gzip hint without the magic falls back to plain text,
+ * spec §2.2 "Recommendation"), lz64 when hinted, else plain UTF-8. On legacy paths a result that
+ * still looks like base64 is decoded once more when that yields UTF-8.
+ */
+export function decompressPayload(payload: ExtractedPayload, maxBytes: number, path: string): string {
+  let bytes = payload.bytes;
+  if (payload.hint === 'base64' && !payload.base64Decoded) {
+    const decoded = decodeBase64StrictBytes(bytes);
+    if (decoded === undefined) {
+      throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid base64 data');
+    }
+    bytes = decoded;
+  }
+
+  let text: string;
+  if (hasGzipMagic(bytes)) {
+    text = decodeUtf8(gunzipCapped(bytes, maxBytes), 'gzip data');
+  } else if (payload.hint === 'lz64') {
+    text = lz64ToText(bytes, maxBytes);
+  } else {
+    checkSize(bytes.length, maxBytes);
+    text = decodeUtf8(bytes, 'request payload');
+  }
+
+  if (isLegacyPath(path) && looksLikeBase64(text, false)) {
+    const decoded = decodeBase64Strict(text);
+    if (decoded !== undefined) {
+      // `decoded` is shorter than `text`, which is already within the budget.
+      try {
+        text = utf8.decode(decoded);
+      } catch {
+        // not text after all: keep the payload as it was (capture-rs does the same)
+      }
+    }
+  }
+  return text;
+}

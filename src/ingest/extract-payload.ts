@@ -1,0 +1,93 @@
+/**
+ * Spec §2.2 steps 1-5 (capture-rs `payload/common.rs` `extract_payload_bytes`): pick the raw
+ * payload, undo a whole-body base64 encoding, unwrap a urlencoded form, find the compression hint.
+ */
+
+import { HedgerowError } from '../errors.js';
+import { asBuffer, decodeBase64StrictBytes, looksLikeBase64, SNIFF_BYTES } from './base64.js';
+import type { CaptureQuery } from './capture-query.js';
+import { parseCompressionHint, type CompressionHint } from './compression-hint.js';
+import type { CaptureRequest } from './types.js';
+
+export interface ExtractedPayload {
+  /** The payload still to decompress. */
+  bytes: Buffer;
+  hint: CompressionHint;
+  /** True when `bytes` is the result of the whole-body base64 sniff (a base64 hint is then fulfilled). */
+  base64Decoded: boolean;
+}
+
+const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
+const FORM_KEYS: readonly Buffer[] = ['data=', '_=', 'ip=', 'compression='].map((k) => Buffer.from(k, 'latin1'));
+const AMPERSAND = 0x26;
+
+/** The form content type, case-insensitively and with any `; charset=...` parameter (capture-rs is stricter). */
+export function isFormContentType(contentType: string): boolean {
+  if (contentType.length < FORM_MEDIA_TYPE.length) return false;
+  const semi = contentType.indexOf(';');
+  const media = semi === -1 ? contentType : contentType.slice(0, semi);
+  return media.trim().toLowerCase() === FORM_MEDIA_TYPE;
+}
+
+function hasFormKeyAt(payload: Uint8Array, at: number): boolean {
+  for (const key of FORM_KEYS) {
+    if (at + key.length > payload.length) continue;
+    let i = 0;
+    while (i < key.length && payload[at + i] === key[i]) i++;
+    if (i === key.length) return true;
+  }
+  return false;
+}
+
+/** Within the first 128 bytes, starts with (or has `&` followed by) `data=`, `_=`, `ip=` or `compression=`. */
+export function looksLikeForm(payload: Uint8Array): boolean {
+  if (hasFormKeyAt(payload, 0)) return true;
+  const end = payload.length < SNIFF_BYTES ? payload.length : SNIFF_BYTES;
+  for (let i = 0; i < end; i++) {
+    if (payload[i] === AMPERSAND && hasFormKeyAt(payload, i + 1)) return true;
+  }
+  return false;
+}
+
+/** Urldecoding turned the `+` of a base64 value into spaces; put them back (spec §2.2 step 3). */
+function repairBase64Spaces(value: string): string {
+  return value.includes(' ') && looksLikeBase64(value, true) ? value.replaceAll(' ', '+') : value;
+}
+
+export function extractPayloadBytes(req: CaptureRequest, query: CaptureQuery): ExtractedPayload {
+  let payload: Buffer;
+  if (query.data.length > 0) {
+    payload = Buffer.from(repairBase64Spaces(query.data), 'utf8');
+  } else if (req.body.length > 0) {
+    payload = asBuffer(req.body);
+  } else {
+    throw new HedgerowError('HR_EMPTY_PAYLOAD');
+  }
+
+  const headerHint = parseCompressionHint(req.contentEncoding);
+  let hint = query.compression;
+
+  // Whole-body base64 sniff. lz-string output is base64 text too, so a known lz64 hint skips it.
+  let base64Decoded = false;
+  const earlyHint = hint !== 'unsupported' ? hint : headerHint;
+  if (earlyHint !== 'lz64' && !looksLikeForm(payload) && looksLikeBase64(payload, false)) {
+    const decoded = decodeBase64StrictBytes(payload);
+    if (decoded !== undefined) {
+      payload = decoded;
+      base64Decoded = true;
+    }
+  }
+
+  let formData: string | null = null;
+  if (isFormContentType(req.contentType)) {
+    if (!looksLikeForm(payload)) throw new HedgerowError('HR_NOT_FORM');
+    const form = new URLSearchParams(payload.toString('utf8'));
+    formData = form.get('data');
+    if (hint === 'unsupported') hint = parseCompressionHint(form.get('compression'));
+  }
+  if (hint === 'unsupported') hint = headerHint;
+
+  if (formData === null) return { bytes: payload, hint, base64Decoded };
+  if (formData.length === 0) throw new HedgerowError('HR_EMPTY_PAYLOAD');
+  return { bytes: Buffer.from(repairBase64Spaces(formData), 'utf8'), hint, base64Decoded: false };
+}

@@ -1,0 +1,166 @@
+/**
+ * Spec §5 (capture-rs event processing + nodejs `sanitizeEvent`): raw client events to
+ * `StoredEvent`s. Pure; runs once per event on the hot path, so it avoids per-event closures,
+ * spreads and stringification. It takes ownership of the parsed events (their `properties`
+ * objects are reused and modified in place).
+ */
+
+import { HedgerowError } from '../errors.js';
+import { MAX_EVENT_NAME_CHARS, MAX_JSON_DEPTH } from '../limits.js';
+import { v7 as uuidv7 } from 'uuid';
+import { extractDistinctId } from './distinct-id.js';
+import type { ParsedBody, RawEvent } from './parse-body.js';
+import validateGenerated from './schemas/raw-event.validate.js';
+import { parseEventTimestamp, parseSentAtMs } from './timestamp.js';
+import { truncateChars } from './truncate-chars.js';
+import type { StoredEvent } from './types.js';
+
+interface SchemaError {
+  instancePath: string;
+  message?: string;
+}
+interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: SchemaError[] | null;
+}
+/** Precompiled from schemas/raw-event.schema.json by scripts/build-schemas.mjs. */
+const validateRawEvent = validateGenerated as unknown as CompiledValidator;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID_SIMPLE = /^[0-9a-f]{32}$/i;
+const INTERNAL_IP = '127.0.0.1';
+
+export interface NormalizeContext {
+  projectId: number;
+  /** Server receive time. */
+  now: Date;
+  /** Client address. */
+  ip: string;
+  /** Query `sent_at`/`_` in ms, used when the body has no `sent_at`. */
+  querySentAtMs?: number | undefined;
+  /** Route path; not used by normalization today. */
+  path?: string;
+}
+
+export interface NormalizeResult {
+  events: StoredEvent[];
+  /** Events dropped without failing the request, by reason: no usable name, or no distinct_id. */
+  dropped: { no_event_name: number; no_distinct_id: number };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when containers nest deeper than `MAX_JSON_DEPTH` (the event object itself is depth 1). */
+export function exceedsMaxDepth(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth > MAX_JSON_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (exceedsMaxDepth(value[i], depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    if (exceedsMaxDepth((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * A client uuid in canonical lowercase form; `null`/`''`/absent -> a fresh UUIDv7; anything else
+ * -> `HR_INVALID_UUID` (the whole request is refused, as capture-rs and Django do).
+ */
+export function eventUuid(value: unknown): string {
+  if (value === undefined || value === null || value === '') return uuidv7();
+  if (typeof value === 'string') {
+    if (UUID.test(value)) return value.toLowerCase();
+    if (UUID_SIMPLE.test(value)) {
+      const v = value.toLowerCase();
+      return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20)}`;
+    }
+  }
+  throw new HedgerowError('HR_INVALID_UUID');
+}
+
+/** `properties[key] = {...properties[key], ...top}`: top-level `$set`/`$set_once` win (spec §5.5). */
+function mergePersonProps(props: Record<string, unknown>, key: string, top: unknown): void {
+  if (!isPlainObject(top)) return;
+  const inner = props[key];
+  if (!isPlainObject(inner)) {
+    props[key] = top;
+    return;
+  }
+  for (const k in top) inner[k] = top[k];
+}
+
+function schemaError(index: number): HedgerowError {
+  const err = validateRawEvent.errors?.[0];
+  if (err?.instancePath === '/uuid') return new HedgerowError('HR_INVALID_UUID');
+  const where = err === undefined ? '' : ` ${err.instancePath.slice(1)} ${err.message ?? 'is invalid'}`;
+  return new HedgerowError('HR_INVALID_EVENT', `Invalid payload: event ${index}${where}`);
+}
+
+export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): NormalizeResult {
+  const nowMs = ctx.now.getTime();
+  const createdAt = ctx.now.toISOString();
+  const sentAtMs = parseSentAtMs(parsed.sentAt) ?? ctx.querySentAtMs;
+  const sentAt = sentAtMs === undefined ? undefined : new Date(sentAtMs).toISOString();
+  const historical = parsed.historicalMigration;
+  const events: StoredEvent[] = [];
+  const dropped = { no_event_name: 0, no_distinct_id: 0 };
+
+  for (let i = 0; i < parsed.events.length; i++) {
+    const raw = parsed.events[i] as RawEvent;
+    if (exceedsMaxDepth(raw, 1)) {
+      throw new HedgerowError('HR_INVALID_EVENT', `Invalid payload: event ${i} nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    if (!validateRawEvent(raw)) throw schemaError(i);
+    const uuid = eventUuid(raw.uuid);
+
+    const name = raw.event;
+    if (typeof name !== 'string' || name.length === 0) {
+      dropped.no_event_name++;
+      continue;
+    }
+    const distinctId = extractDistinctId(raw);
+    if (distinctId === undefined) {
+      dropped.no_distinct_id++;
+      continue;
+    }
+
+    const props = isPlainObject(raw.properties) ? raw.properties : {};
+    mergePersonProps(props, '$set', raw.$set);
+    mergePersonProps(props, '$set_once', raw.$set_once);
+    if (props.$ip === undefined || props.$ip === null) {
+      const ip = props.capture_internal !== undefined ? INTERNAL_IP : ctx.ip;
+      if (ip.length > 0) props.$ip = ip;
+    }
+    if (sentAt !== undefined) props.$sent_at = sentAt;
+    const sessionId = props.$session_id;
+    if (typeof sessionId === 'string' && sessionId.length === 36 && UUID.test(sessionId)) {
+      props.$session_id = sessionId.toLowerCase();
+    }
+
+    const ts = parseEventTimestamp({
+      timestamp: raw.timestamp,
+      offsetMs: raw.offset,
+      sentAtMs,
+      ignoreSentAt: props.$ignore_sent_at === true,
+      nowMs,
+    });
+
+    const stored: StoredEvent = {
+      uuid,
+      event: truncateChars(name, MAX_EVENT_NAME_CHARS),
+      distinct_id: distinctId,
+      properties: props,
+      timestamp: ts.timestamp,
+      created_at: createdAt,
+      project_id: ctx.projectId,
+    };
+    if (sentAt !== undefined) stored.sent_at = sentAt;
+    if (historical) stored.historical_migration = true;
+    events.push(stored);
+  }
+  return { events, dropped };
+}

@@ -1,0 +1,104 @@
+/**
+ * Spec §3.1: the accepted top-level shapes of a capture body, tried in capture-rs's order.
+ * Pure: takes the decoded text, returns the raw event objects and the batch-level fields.
+ */
+
+import { HedgerowError } from '../errors.js';
+import { parseProjectIdHint } from './project-id-hint.js';
+
+/** An event object as the client sent it (shape checked later, in normalize-event). */
+export type RawEvent = Record<string, unknown>;
+
+export interface ParsedBody {
+  /**
+   * The events, `$performance_event`s removed. Empty only when every event was one of those:
+   * the request is then accepted as is (200, nothing stored).
+   */
+  events: RawEvent[];
+  /** How many `$performance_event`s were removed. */
+  filteredPerformanceEvents: number;
+  /** Batch-level `api_key` (or `token`) when the body is the batch shape and has one. */
+  batchToken: string | undefined;
+  /** Batch-level `sent_at`, as sent. */
+  sentAt: string | undefined;
+  historicalMigration: boolean;
+  /** `project_id` at the batch level or in the first event (used with a personal API key). */
+  projectIdHint: number | undefined;
+}
+
+const PERFORMANCE_EVENT = '$performance_event';
+const IDENTIFY_EVENT = '$identify';
+const MAX_PARSE_DETAIL_CHARS = 120;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.slice(0, MAX_PARSE_DETAIL_CHARS) : 'invalid JSON';
+    throw new HedgerowError('HR_PARSE_FAILED', `failed to parse request: ${reason}`);
+  }
+}
+
+function checkEvents(items: unknown[]): RawEvent[] {
+  if (items.length === 0) throw new HedgerowError('HR_EMPTY_BATCH');
+  for (let i = 0; i < items.length; i++) {
+    if (!isObject(items[i])) {
+      throw new HedgerowError('HR_INVALID_EVENT', 'Invalid payload: some events are null or not objects');
+    }
+  }
+  return items as RawEvent[];
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Parses a decoded capture body. Shapes, in order: an array of events; a batch object
+ * `{api_key|token?, batch: [...], sent_at?, historical_migration?}` (unlike capture-rs the
+ * batch-level key may be missing: tokens then come from the events); a single event (has `event`);
+ * on `/engage*` paths only, an object without `event`, which becomes `$identify`.
+ */
+export function parseCaptureBody(text: string, path: string): ParsedBody {
+  const root = parseJson(text);
+  let events: RawEvent[];
+  let batchToken: string | undefined;
+  let sentAt: string | undefined;
+  let historicalMigration = false;
+  let projectIdHint: number | undefined;
+
+  if (Array.isArray(root)) {
+    events = checkEvents(root);
+  } else if (isObject(root)) {
+    projectIdHint = parseProjectIdHint(root.project_id);
+    if (Array.isArray(root.batch)) {
+      events = checkEvents(root.batch);
+      batchToken = stringOrUndefined(root.api_key) ?? stringOrUndefined(root.token);
+      sentAt = stringOrUndefined(root.sent_at);
+      historicalMigration = root.historical_migration === true;
+    } else if ('event' in root) {
+      events = [root];
+    } else if (path.startsWith('/engage')) {
+      root.event = IDENTIFY_EVENT;
+      events = [root];
+    } else {
+      throw new HedgerowError('HR_NO_EVENT_NAME_ATTR');
+    }
+  } else {
+    throw new HedgerowError('HR_PARSE_FAILED', 'failed to parse request: expected a JSON object or array');
+  }
+
+  if (projectIdHint === undefined) projectIdHint = parseProjectIdHint((events[0] as RawEvent).project_id);
+
+  let filtered = 0;
+  for (let i = 0; i < events.length; i++) {
+    if ((events[i] as RawEvent).event === PERFORMANCE_EVENT) filtered++;
+  }
+  if (filtered > 0) events = events.filter((e) => e.event !== PERFORMANCE_EVENT);
+
+  return { events, filteredPerformanceEvents: filtered, batchToken, sentAt, historicalMigration, projectIdHint };
+}

@@ -1,0 +1,31 @@
+/**
+ * Limits, names and defaults in one place, each with a one-line reason.
+ * Values a deployment may tune live in the configuration (src/config); these are fixed.
+ */
+
+/** PostHog's capture accepts request bodies up to 20 MiB on every analytics route (spec §10). */
+export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
+
+/** Decompressed budget = 5x the wire cap, as PostHog runs it in production (spec §10: "~5x the wire cap"). */
+export const DECOMPRESSED_RATIO = 5;
+
+/**
+ * One event, encoded, may not exceed 1 MiB: PostHog forwards each event as one Kafka message and
+ * its producer is bounded by Kafka's default message.max.bytes (1 MB).
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
+/** distinct_id is cut to 200 characters (capture-rs extract_distinct_id_checked). */
+export const MAX_DISTINCT_ID_CHARS = 200;
+
+/** Event names are cut to 200 characters (ingestion sanitizeEventName). */
+export const MAX_EVENT_NAME_CHARS = 200;
+
+/** Project tokens longer than 64 characters are malformed (capture-rs token.rs). */
+export const MAX_TOKEN_CHARS = 64;
+
+/** Client timestamps more than 23 hours in the future are clamped to now (spec §5.4). */
+export const MAX_FUTURE_SKEW_MS = 23 * 60 * 60 * 1000;
+
+/** JSON nesting deeper than this is refused before parsing, so a hostile body cannot exhaust the stack. */
+export const MAX_JSON_DEPTH = 128;

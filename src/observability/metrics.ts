@@ -1,0 +1,132 @@
+/**
+ * Prometheus metrics on a private registry (never prom-client's global one), all named
+ * `hedgerow_*`, with Node's default process metrics. Workers do not touch prom-client: they
+ * return plain IngestStats with their results and the main thread records them here.
+ */
+
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+
+export const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
+export type DropReason = (typeof DROP_REASONS)[number];
+
+/** What one worker task reports about the events it handled (plain data, crosses threads). */
+export interface IngestStats {
+  accepted: number;
+  dropped: Partial<Record<DropReason, number>>;
+  /** Seconds the task waited for its commit; absent when nothing was written. */
+  commitSeconds?: number;
+  /** Events in each request the task carried. */
+  batchSizes: readonly number[];
+}
+
+/** Sampled at scrape time, so the pool is not touched per task. */
+export interface PoolSample {
+  queueDepth: number;
+  /** 0..1, Piscina's `utilization`. */
+  utilization: number;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  readonly eventsAccepted: Counter;
+  readonly eventsDropped: Counter<'reason'>;
+  readonly batchSize: Histogram;
+  readonly commitLatency: Histogram;
+  readonly bodyBytes: Histogram;
+  readonly poolQueueDepth: Gauge;
+  readonly poolUtilization: Gauge;
+  /** Record the numbers a worker returned with its result. */
+  recordIngest(stats: IngestStats): void;
+  /** Install the function the pool gauges read at each scrape. */
+  setPoolProbe(probe: () => PoolSample): void;
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry, prefix: 'hedgerow_' });
+  let probe: (() => PoolSample) | undefined;
+
+  const httpRequests = new Counter({
+    name: 'hedgerow_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const eventsAccepted = new Counter({
+    name: 'hedgerow_events_accepted_total',
+    help: 'Events committed to the event log',
+    registers,
+  });
+  const eventsDropped = new Counter({
+    name: 'hedgerow_events_dropped_total',
+    help: 'Events acknowledged but not stored, by reason',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  for (const reason of DROP_REASONS) eventsDropped.inc({ reason }, 0);
+  const batchSize = new Histogram({
+    name: 'hedgerow_batch_size_events',
+    help: 'Events per ingest request',
+    buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000],
+    registers,
+  });
+  const commitLatency = new Histogram({
+    name: 'hedgerow_commit_latency_seconds',
+    help: 'Time from issuing an event-log write to its commit',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  const bodyBytes = new Histogram({
+    name: 'hedgerow_request_body_bytes',
+    help: 'Request body size on the wire, before decompression',
+    buckets: exponentialBuckets(256, 4, 9), // 256 B .. 16 MiB
+    registers,
+  });
+  const poolQueueDepth = new Gauge({
+    name: 'hedgerow_pool_queue_depth',
+    help: 'Tasks waiting for a worker',
+    registers,
+    collect() {
+      if (probe) this.set(probe().queueDepth);
+    },
+  });
+  const poolUtilization = new Gauge({
+    name: 'hedgerow_pool_utilization_ratio',
+    help: 'Share of time the workers were busy (0..1)',
+    registers,
+    collect() {
+      if (probe) this.set(probe().utilization);
+    },
+  });
+
+  return {
+    registry,
+    httpRequests,
+    eventsAccepted,
+    eventsDropped,
+    batchSize,
+    commitLatency,
+    bodyBytes,
+    poolQueueDepth,
+    poolUtilization,
+    recordIngest(stats) {
+      if (stats.accepted > 0) eventsAccepted.inc(stats.accepted);
+      // Only known reasons: a label value from a worker must not grow the series count.
+      for (const reason of DROP_REASONS) {
+        const n = stats.dropped[reason];
+        if (n !== undefined && n > 0) eventsDropped.inc({ reason }, n);
+      }
+      if (stats.commitSeconds !== undefined) commitLatency.observe(stats.commitSeconds);
+      for (const n of stats.batchSizes) batchSize.observe(n);
+    },
+    setPoolProbe(p) {
+      probe = p;
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

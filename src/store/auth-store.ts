@@ -1,0 +1,229 @@
+/**
+ * Organizations, projects, users and personal API keys in the `auth` database.
+ * Writes happen in synchronous transactions (they are rare: bootstrap, `hedgerow admin`),
+ * which is also what makes them safe when the CLI and the daemon write at the same time.
+ * Reads are plain LMDB gets, so a change made by another process is seen on the next request.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  generatePersonalApiKey,
+  generateProjectToken,
+  hashPersonalApiKey,
+  isProjectToken,
+  maskPersonalApiKey,
+} from '../auth/keys.js';
+import { nextId, type StoreDatabases } from './open-store.js';
+
+export interface Organization {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface Project {
+  id: number;
+  uuid: string;
+  organization_id: string;
+  name: string;
+  api_token: string;
+  created_at: string;
+}
+
+export interface User {
+  id: number;
+  uuid: string;
+  email: string;
+  first_name: string;
+  /** The user's own distinct id (PostHog gives every user one). */
+  distinct_id: string;
+  is_staff: boolean;
+  organization_id: string;
+  current_project_id: number;
+  created_at: string;
+}
+
+export interface PersonalApiKey {
+  id: string;
+  user_id: number;
+  label: string;
+  /** `['*']` (or empty) means every scope. */
+  scopes: string[];
+  mask_value: string;
+  secure_value_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const K = {
+  org: (id: string) => `org:${id}`,
+  project: (id: number) => `project:${id}`,
+  projectToken: (token: string) => `project_token:${token}`,
+  user: (id: number) => `user:${id}`,
+  userEmail: (email: string) => `user_email:${email.toLowerCase()}`,
+  pak: (hash: string) => `pak:${hash}`,
+};
+
+export class AuthStore {
+  constructor(private readonly dbs: StoreDatabases) {}
+
+  // ---- reads (hot path: capture resolves a token on every request) ----
+
+  projectByToken(token: string): Project | undefined {
+    const id = this.dbs.auth.get(K.projectToken(token)) as number | undefined;
+    return id === undefined ? undefined : this.project(id);
+  }
+
+  project(id: number): Project | undefined {
+    return this.dbs.auth.get(K.project(id)) as Project | undefined;
+  }
+
+  user(id: number): User | undefined {
+    return this.dbs.auth.get(K.user(id)) as User | undefined;
+  }
+
+  userByEmail(email: string): User | undefined {
+    const id = this.dbs.auth.get(K.userEmail(email)) as number | undefined;
+    return id === undefined ? undefined : this.user(id);
+  }
+
+  /** The key record and its user for a presented secret, or undefined when unknown. */
+  personalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
+    const key = this.dbs.auth.get(K.pak(hashPersonalApiKey(secret))) as PersonalApiKey | undefined;
+    if (!key) return undefined;
+    const user = this.user(key.user_id);
+    return user ? { key, user } : undefined;
+  }
+
+  /** Projects a user may use: every project of the user's organization. */
+  userCanAccessProject(user: User, project: Project): boolean {
+    return project.organization_id === user.organization_id;
+  }
+
+  organizations(): Organization[] {
+    return this.list<Organization>('org:');
+  }
+
+  projects(): Project[] {
+    return this.list<Project>('project:').sort((a, b) => a.id - b.id);
+  }
+
+  users(): User[] {
+    return this.list<User>('user:').sort((a, b) => a.id - b.id);
+  }
+
+  personalKeys(): PersonalApiKey[] {
+    return this.list<PersonalApiKey>('pak:').sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  isEmpty(): boolean {
+    return this.organizations().length === 0;
+  }
+
+  private list<T>(prefix: string): T[] {
+    const out: T[] = [];
+    // ':' + 1 = ';' bounds the prefix range.
+    const end = prefix.slice(0, -1) + ';';
+    for (const { value } of this.dbs.auth.getRange({ start: prefix, end })) out.push(value as T);
+    return out;
+  }
+
+  // ---- writes ----
+
+  createOrganization(name: string): Organization {
+    const org: Organization = { id: randomUUID(), name, created_at: now() };
+    this.dbs.root.transactionSync(() => {
+      this.dbs.auth.putSync(K.org(org.id), org);
+    });
+    return org;
+  }
+
+  createProject(input: { name: string; organizationId: string; apiToken?: string; id?: number }): Project {
+    const token = input.apiToken ?? generateProjectToken();
+    if (!isProjectToken(token)) {
+      throw new Error(`api token must look like phc_ followed by 10-60 letters, digits, '_' or '-'`);
+    }
+    return this.dbs.root.transactionSync(() => {
+      if (!this.dbs.auth.get(K.org(input.organizationId))) {
+        throw new Error(`organization ${input.organizationId} does not exist`);
+      }
+      if (this.dbs.auth.get(K.projectToken(token)) !== undefined) {
+        throw new Error('that api token is already used by another project');
+      }
+      const id = input.id ?? nextId(this.dbs, 'project');
+      if (this.dbs.auth.get(K.project(id))) throw new Error(`project ${id} already exists`);
+      const project: Project = {
+        id,
+        uuid: randomUUID(),
+        organization_id: input.organizationId,
+        name: input.name,
+        api_token: token,
+        created_at: now(),
+      };
+      this.dbs.auth.putSync(K.project(id), project);
+      this.dbs.auth.putSync(K.projectToken(token), id);
+      return project;
+    });
+  }
+
+  createUser(input: {
+    email: string;
+    firstName?: string;
+    organizationId: string;
+    currentProjectId: number;
+    isStaff?: boolean;
+  }): User {
+    return this.dbs.root.transactionSync(() => {
+      if (this.dbs.auth.get(K.userEmail(input.email)) !== undefined) {
+        throw new Error(`a user with email ${input.email} already exists`);
+      }
+      if (!this.project(input.currentProjectId)) throw new Error(`project ${input.currentProjectId} does not exist`);
+      const id = nextId(this.dbs, 'user');
+      const user: User = {
+        id,
+        uuid: randomUUID(),
+        email: input.email,
+        first_name: input.firstName ?? '',
+        distinct_id: randomUUID(),
+        is_staff: input.isStaff ?? false,
+        organization_id: input.organizationId,
+        current_project_id: input.currentProjectId,
+        created_at: now(),
+      };
+      this.dbs.auth.putSync(K.user(id), user);
+      this.dbs.auth.putSync(K.userEmail(input.email), id);
+      return user;
+    });
+  }
+
+  /** Stores a personal API key (hashed) and returns the record and the secret, shown once. */
+  createPersonalApiKey(input: {
+    userId: number;
+    label: string;
+    scopes?: string[];
+    secret?: string;
+  }): { key: PersonalApiKey; secret: string } {
+    const secret = input.secret ?? generatePersonalApiKey();
+    const hash = hashPersonalApiKey(secret);
+    const key = this.dbs.root.transactionSync(() => {
+      if (!this.user(input.userId)) throw new Error(`user ${input.userId} does not exist`);
+      if (this.dbs.auth.get(K.pak(hash)) !== undefined) throw new Error('that personal API key already exists');
+      const record: PersonalApiKey = {
+        id: randomUUID(),
+        user_id: input.userId,
+        label: input.label,
+        scopes: input.scopes && input.scopes.length > 0 ? input.scopes : ['*'],
+        mask_value: maskPersonalApiKey(secret),
+        secure_value_hash: hash,
+        created_at: now(),
+        last_used_at: null,
+      };
+      this.dbs.auth.putSync(K.pak(hash), record);
+      return record;
+    });
+    return { key, secret };
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,70 @@
+/**
+ * First start on an empty data directory: a default organization, project 1 and an admin user
+ * with a personal API key. Keys come from the configuration when given, else they are generated,
+ * and either way written once to a file only the owner can read.
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { BootstrapConfig } from '../config/schema.js';
+import type { AuthStore } from './auth-store.js';
+
+export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
+
+export interface BootstrapResult {
+  projectId: number;
+  projectApiKey: string;
+  personalApiKey: string;
+  adminEmail: string;
+  credentialsFile: string;
+  /** Whether each key was generated here (and so must be shown to the operator). */
+  generated: { projectApiKey: boolean; personalApiKey: boolean };
+}
+
+export const ADMIN_EMAIL = 'admin@hedgerow.local';
+
+/** Creates the defaults when the store is empty; returns undefined when it was not. */
+export function bootstrapIfEmpty(
+  auth: AuthStore,
+  dataDir: string,
+  keys: BootstrapConfig,
+): BootstrapResult | undefined {
+  if (!auth.isEmpty()) return undefined;
+  const org = auth.createOrganization('Default organization');
+  const project = auth.createProject({
+    id: 1,
+    name: 'Default project',
+    organizationId: org.id,
+    ...(keys.projectApiKey ? { apiToken: keys.projectApiKey } : {}),
+  });
+  const user = auth.createUser({
+    email: ADMIN_EMAIL,
+    firstName: 'Admin',
+    organizationId: org.id,
+    currentProjectId: project.id,
+    isStaff: true,
+  });
+  const { secret } = auth.createPersonalApiKey({
+    userId: user.id,
+    label: 'bootstrap',
+    ...(keys.personalApiKey ? { secret: keys.personalApiKey } : {}),
+  });
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  const result: BootstrapResult = {
+    projectId: project.id,
+    projectApiKey: project.api_token,
+    personalApiKey: secret,
+    adminEmail: user.email,
+    credentialsFile,
+    generated: { projectApiKey: !keys.projectApiKey, personalApiKey: !keys.personalApiKey },
+  };
+  writeFileSync(
+    credentialsFile,
+    JSON.stringify(
+      { project_id: project.id, project_api_key: project.api_token, personal_api_key: secret, admin_email: user.email },
+      null,
+      2,
+    ) + '\n',
+    { mode: 0o600, flag: 'wx' },
+  );
+  return result;
+}

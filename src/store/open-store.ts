@@ -1,0 +1,77 @@
+/**
+ * Opens the LMDB environment under the data directory with its named databases, and runs
+ * forward migrations. Every thread (main, workers) and every process (daemon, `hedgerow admin`)
+ * opens the same environment this way; LMDB serializes their writes.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { SyncMode } from '../config/schema.js';
+
+/** Bumped when the on-disk layout changes; `migrate` moves older directories forward. */
+export const SCHEMA_VERSION = 1;
+
+export interface StoreDatabases {
+  readonly root: RootDatabase;
+  /** `[ingest µs, writer id, counter]` → msgpack-encoded StoredEvent (we encode it ourselves). */
+  readonly events: Database<Buffer, EventKey>;
+  /** String keys → small records: schema version, id counters, cursors. */
+  readonly meta: Database<unknown, string>;
+  /** String keys (`project:1`, `project_token:phc_…`, `pak:<sha256>`, …) → auth records. */
+  readonly auth: Database<unknown, string>;
+}
+
+export type EventKey = [number, number, number];
+
+export interface OpenStoreOptions {
+  dataDir: string;
+  sync: SyncMode;
+  /** Open read-only (export, listing from the CLI while the daemon runs). */
+  readOnly?: boolean;
+}
+
+export function openStore(opts: OpenStoreOptions): StoreDatabases {
+  mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const root = open({
+    path: path.join(opts.dataDir, 'hedgerow.mdb'),
+    maxDbs: 32,
+    // 1 TiB of address space: LMDB only maps it, the file grows as data is written.
+    mapSize: 2 ** 40,
+    noSync: opts.sync === 'none',
+    // 'async': acknowledge at commit (visible to all readers), flush to disk right after.
+    separateFlushed: opts.sync === 'async',
+    readOnly: opts.readOnly ?? false,
+  });
+  const dbs: StoreDatabases = {
+    root,
+    events: root.openDB<Buffer, EventKey>('events', { encoding: 'binary', keyEncoding: 'ordered-binary' }),
+    meta: root.openDB<unknown, string>('meta', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    auth: root.openDB<unknown, string>('auth', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+  };
+  if (!opts.readOnly) migrate(dbs);
+  return dbs;
+}
+
+function migrate(dbs: StoreDatabases): void {
+  dbs.root.transactionSync(() => {
+    const found = dbs.meta.get('schema_version') as number | undefined;
+    if (found === undefined) {
+      dbs.meta.putSync('schema_version', SCHEMA_VERSION);
+      return;
+    }
+    if (found > SCHEMA_VERSION) {
+      throw new Error(
+        `data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`,
+      );
+    }
+    // Forward migrations go here, one step per version: if (found < 2) { …; put 2 }.
+  });
+}
+
+/** Allocates the next id of a counter; call inside a write transaction. */
+export function nextId(dbs: StoreDatabases, counter: string): number {
+  const key = `counter:${counter}`;
+  const next = ((dbs.meta.get(key) as number | undefined) ?? 0) + 1;
+  dbs.meta.putSync(key, next);
+  return next;
+}

@@ -1,0 +1,201 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+import { SETTINGS } from '../../src/config/schema.js';
+
+const PHC = 'phc_abcdefghij0123';
+const PHX = 'phx_secretsecret0123';
+
+function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function defaultsFile(content: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hedgerow-config-'));
+  const path = join(dir, 'default.json');
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+}
+
+describe('loadConfig', () => {
+  it('loads the embedded defaults', () => {
+    const c = loadConfig({ env: {} });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8000,
+      logLevel: 'info',
+      httpBackend: 'auto',
+      maxBodyBytes: 20971520,
+      sync: 'durable',
+      shutdownTimeoutMs: 10000,
+      tasksPerWorker: 8,
+      batchWindowMs: 1,
+      bootstrap: {},
+    });
+    expect(c.dataDir).toBe(resolve('./data'));
+    expect(isAbsolute(c.dataDir)).toBe(true);
+  });
+
+  it('applies defaults < env < flags', () => {
+    const env = { HEDGEROW_PORT: '9001', HEDGEROW_HOST: '0.0.0.0', HEDGEROW_SYNC: 'async' };
+    const c = loadConfig({ env, flags: { port: 9002, host: undefined } });
+    expect(c.port).toBe(9002);
+    expect(c.host).toBe('0.0.0.0');
+    expect(c.sync).toBe('async');
+    expect(c.logLevel).toBe('info');
+  });
+
+  it('reads every documented variable', () => {
+    const env = {
+      HEDGEROW_HOST: '::1',
+      HEDGEROW_PORT: '0',
+      HEDGEROW_DATA_DIR: '/var/lib/hedgerow',
+      HEDGEROW_WORKERS: '3',
+      HEDGEROW_LOG_LEVEL: 'debug',
+      HEDGEROW_HTTP_BACKEND: 'node',
+      HEDGEROW_MAX_BODY_BYTES: '1024',
+      HEDGEROW_SYNC: 'none',
+      HEDGEROW_SHUTDOWN_TIMEOUT_MS: '100',
+      HEDGEROW_TASKS_PER_WORKER: '64',
+      HEDGEROW_BATCH_WINDOW_MS: '0.5',
+      HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
+      HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
+      HEDGEROW_SOMETHING_ELSE: 'ignored',
+    };
+    expect(loadConfig({ env })).toEqual({
+      host: '::1',
+      port: 0,
+      dataDir: '/var/lib/hedgerow',
+      workers: 3,
+      logLevel: 'debug',
+      httpBackend: 'node',
+      maxBodyBytes: 1024,
+      sync: 'none',
+      shutdownTimeoutMs: 100,
+      tasksPerWorker: 64,
+      batchWindowMs: 0.5,
+      bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
+    });
+    expect(SETTINGS.map((s) => s.env).sort()).toEqual(
+      Object.keys(env).filter((k) => k !== 'HEDGEROW_SOMETHING_ELSE').sort(),
+    );
+  });
+
+  it('accepts bootstrap flags in commander form or nested', () => {
+    expect(loadConfig({ env: {}, flags: { bootstrapProjectApiKey: PHC } }).bootstrap).toEqual({ projectApiKey: PHC });
+    expect(loadConfig({ env: {}, flags: { bootstrap: { personalApiKey: PHX } } }).bootstrap).toEqual({
+      personalApiKey: PHX,
+    });
+  });
+
+  it('lists every bad setting, named the way it was set', () => {
+    const problems = problemsOf(() =>
+      loadConfig({
+        env: { HEDGEROW_PORT: 'abc', HEDGEROW_SYNC: 'sometimes', HEDGEROW_TASKS_PER_WORKER: '0' },
+        flags: { logLevel: 'loud', maxBodyBytes: 10 },
+        defaultsPath: defaultsFile({
+          host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
+          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, batchWindowMs: 1,
+          prot: 1,
+        }),
+      }),
+    );
+    expect(problems).toHaveLength(8);
+    expect(problems).toContain('HEDGEROW_PORT="abc": must be an integer between 0 and 65535');
+    expect(problems).toContain('--log-level="loud": must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"');
+    expect(problems).toContain('--max-body-bytes=10: must be an integer of at least 1024');
+    expect(problems).toContain('HEDGEROW_SYNC="sometimes": must be one of "durable", "async", "none"');
+    expect(problems).toContain('HEDGEROW_TASKS_PER_WORKER="0": must be an integer between 1 and 64');
+    expect(problems.some((p) => /default\.json: workers=300: must be an integer between 0 and 256/.test(p))).toBe(true);
+    expect(problems.some((p) => /default\.json: httpBackend="apache": must be one of/.test(p))).toBe(true);
+    expect(problems.some((p) => /default\.json: prot: unknown setting$/.test(p))).toBe(true);
+  });
+
+  it('reports unknown and missing settings in the defaults file', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: {}, defaultsPath: defaultsFile({ host: 'h', prot: 1, bootstrap: { projectKey: 'x' } }) }),
+    );
+    expect(problems.some((p) => p.endsWith(': prot: unknown setting'))).toBe(true);
+    expect(problems.some((p) => p.endsWith(': bootstrap.projectKey: unknown setting'))).toBe(true);
+    expect(problems.some((p) => p.endsWith(': port (missing): must be an integer between 0 and 65535'))).toBe(true);
+  });
+
+  it('puts the message for every problem in error.message', () => {
+    try {
+      loadConfig({ env: { HEDGEROW_PORT: '-1', HEDGEROW_WORKERS: 'many' } });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toContain('2 problems');
+      expect((err as Error).message).toContain('HEDGEROW_PORT="-1"');
+      expect((err as Error).message).toContain('HEDGEROW_WORKERS="many"');
+    }
+  });
+
+  it('coerces numeric strings strictly', () => {
+    for (const bad of ['8x', '8.0', ' 8', '0x10', '1e3', 'Infinity']) {
+      expect(problemsOf(() => loadConfig({ env: { HEDGEROW_PORT: bad } }))).toEqual([
+        `HEDGEROW_PORT=${JSON.stringify(bad)}: must be an integer between 0 and 65535`,
+      ]);
+    }
+    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BATCH_WINDOW_MS: '2ms' } }))).toHaveLength(1);
+    expect(problemsOf(() => loadConfig({ env: {}, flags: { port: '80a' } }))).toEqual([
+      '--port="80a": must be an integer between 0 and 65535',
+    ]);
+    expect(loadConfig({ env: { HEDGEROW_BATCH_WINDOW_MS: '2.5' } }).batchWindowMs).toBe(2.5);
+    expect(loadConfig({ env: {}, flags: { port: '8080' } }).port).toBe(8080);
+    expect(loadConfig({ env: { HEDGEROW_PORT: '' } }).port).toBe(8000);
+  });
+
+  it('resolves workers 0 to one per core', () => {
+    expect(loadConfig({ env: { HEDGEROW_WORKERS: '0' } }).workers).toBe(Math.min(256, availableParallelism()));
+    expect(loadConfig({ env: {}, flags: { workers: 5 } }).workers).toBe(5);
+  });
+
+  it('returns a deep-frozen object', () => {
+    const c = loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC } });
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(Object.isFrozen(c.bootstrap)).toBe(true);
+    expect(() => {
+      (c as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (c.bootstrap as { projectApiKey?: string }).projectApiKey = 'x';
+    }).toThrow(TypeError);
+  });
+
+  it('checks bootstrap key patterns and hides personal keys', () => {
+    expect(loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: `phc_${'a'.repeat(60)}` } }).bootstrap.projectApiKey)
+      .toHaveLength(64);
+    const problems = problemsOf(() =>
+      loadConfig({
+        env: {
+          HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: 'phc_short',
+          HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_has spaces in it',
+        },
+        flags: {},
+      }),
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^HEDGEROW_BOOTSTRAP_PROJECT_API_KEY="phc_short": must be a project API key/);
+    expect(problems[1]).toMatch(/^HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY=\(value hidden\): must be a personal API key/);
+    expect(problems.join('\n')).not.toContain('has spaces');
+    for (const bad of [`phc_${'a'.repeat(61)}`, 'phx_abcdefghij0', 'phc_abc!defghijk']) {
+      expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: bad } }))).toHaveLength(1);
+    }
+    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: `phx_${'b'.repeat(81)}` } })))
+      .toHaveLength(1);
+  });
+
+  it('reports an unreadable or malformed defaults file', () => {
+    expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile('{ nope') }))[0]).toMatch(/cannot read defaults/);
+    expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile([]) }))[0]).toMatch(/must hold a JSON object/);
+  });
+});

@@ -1,0 +1,286 @@
+import { gzipSync } from 'node:zlib';
+import LZString from 'lz-string';
+import { describe, expect, it } from 'vitest';
+import { parseCaptureQuery } from '../../src/ingest/capture-query.js';
+import { decodePayload } from '../../src/ingest/decode-payload.js';
+import { decompressPayload, gunzipCapped } from '../../src/ingest/decompress-payload.js';
+import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
+import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';
+
+const MiB = 1024 * 1024;
+const CAP = 5 * MiB;
+const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
+
+// Chosen so that its base64 contains '+', which urldecoding turns into a space.
+const JSON_WITH_PLUS = '{"event":"a","distinct_id":"u1","properties":{"token":"t","x":">>>?"}}';
+const JSON_WITH_PLUS_B64 = b64(JSON_WITH_PLUS);
+
+describe('extract_payload_bytes vectors (108-112)', () => {
+  const vectors = vectorsFor('extract_payload_bytes');
+  it('covers 108-112', () => expect(vectors.map((v) => v.id)).toEqual([108, 109, 110, 111, 112]));
+
+  for (const v of vectors) {
+    it(`vector ${v.id}: ${v.description}`, () => {
+      const input = v.input;
+      const headers = input.headers as Record<string, string>;
+      const query = new URLSearchParams(input.query as Record<string, string>).toString();
+      const req = request({
+        method: input.method as 'GET' | 'POST',
+        query,
+        contentType: headers['content-type'] ?? '',
+        body: Buffer.from(input.body as string),
+      });
+      if (v.expected.error === 'EmptyPayload') {
+        expectHedgerowError(() => extractPayloadBytes(req, parseCaptureQuery(query)), 'HR_EMPTY_PAYLOAD');
+        expectHedgerowError(() => decodePayload(req, CAP), 'HR_EMPTY_PAYLOAD');
+        return;
+      }
+      const extracted = extractPayloadBytes(req, parseCaptureQuery(query));
+      if ('payload' in v.expected) {
+        expect(extracted.bytes.toString('utf8')).toBe(v.expected.payload);
+        expect(decodePayload(req, CAP)).toBe(v.expected.payload);
+      }
+      if ('compression' in v.expected) {
+        const want = { Unsupported: 'unsupported', Gzip: 'gzip' }[v.expected.compression as string];
+        expect(extracted.hint).toBe(want);
+      }
+    });
+  }
+});
+
+describe('decompression vectors (119-124)', () => {
+  const vectors = [...vectorsFor('decompress_payload(lz64)'), ...vectorsFor('decompress_gzip_to_bytes / decompress_payload')];
+  it('covers 119-124', () => expect(vectors.map((v) => v.id)).toEqual([119, 120, 121, 122, 123, 124]));
+
+  const lz64 = vectors.find((v) => v.id === 119)!;
+  it(`vector 119: ${lz64.description}`, () => {
+    const plain = lz64.input.body_plain as string;
+    const req = request({
+      path: lz64.input.path as string,
+      query: `compression=${lz64.input.compression as string}`,
+      contentType: 'text/plain',
+      body: Buffer.from(LZString.compressToBase64(plain)),
+    });
+    expect(decodePayload(req, CAP)).toBe(lz64.expected.payload);
+  });
+
+  for (const v of vectors.filter((x) => x.id !== 119)) {
+    it(`vector ${v.id}: ${v.description}`, () => {
+      const plain = v.input.plain as string;
+      const limit = v.input.limit as number;
+      let run: () => unknown;
+      let m: RegExpExecArray | null;
+      if ((m = /^(\d+) zero bytes$/.exec(plain))) {
+        run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]))), limit);
+      } else if ((m = /^(\d+) x 'A' \(lz64\)$/.exec(plain))) {
+        const text = LZString.compressToBase64('A'.repeat(Number(m[1])));
+        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false }, limit, '/i/v0/e');
+      } else if ((m = /^(\d+) x 'A'$/.exec(plain))) {
+        run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]), 'A')), limit);
+      } else {
+        run = () => gunzipCapped(Buffer.from(plain), limit);
+      }
+      if (v.expected.error === 'EventTooBig') expectHedgerowError(run, 'HR_DECOMPRESSED_TOO_LARGE');
+      else if (v.expected.error === 'RequestDecodingError') expectHedgerowError(run, 'HR_DECODE_FAILED');
+      else expect((run() as Buffer).length).toBe(v.expected.length);
+    });
+  }
+});
+
+describe('decodePayload', () => {
+  it('passes a plain JSON body through', () => {
+    expect(decodePayload(request({ body: Buffer.from('{"event":"x"}') }), CAP)).toBe('{"event":"x"}');
+  });
+
+  it('prefers query data= over the body on POST too', () => {
+    const req = request({ query: 'data=%7B%22q%22%3A1%7D', body: Buffer.from('{"b":1}') });
+    expect(decodePayload(req, CAP)).toBe('{"q":1}');
+  });
+
+  it('restores + in a form data= base64 value that urldecoding turned into spaces (legacy path)', () => {
+    expect(JSON_WITH_PLUS_B64).toContain('+');
+    const req = request({
+      path: '/e/',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from(`data=${JSON_WITH_PLUS_B64}`), // '+' not percent-encoded
+    });
+    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+  });
+
+  it('decodes a base64 form under a compression=base64 hint on a non-legacy path', () => {
+    const req = request({
+      path: '/i/v0/e/',
+      query: 'compression=base64',
+      contentType: 'application/x-www-form-urlencoded; charset=UTF-8',
+      body: Buffer.from(`data=${encodeURIComponent(JSON_WITH_PLUS_B64)}&ver=1.2.3`),
+    });
+    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+  });
+
+  it('takes the hint from the form compression field', () => {
+    const req = request({
+      path: '/batch/',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from(`compression=b64&data=${JSON_WITH_PLUS_B64}`),
+    });
+    expect(extractPayloadBytes(req, parseCaptureQuery('')).hint).toBe('base64');
+    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+  });
+
+  it('repairs spaces in GET data= base64 too', () => {
+    const req = request({ method: 'GET', path: '/e/', query: `data=${JSON_WITH_PLUS_B64}` });
+    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+  });
+
+  it('sniffs a whole-body base64 payload on any path', () => {
+    const req = request({ path: '/batch/', contentType: 'text/plain', body: Buffer.from(JSON_WITH_PLUS_B64) });
+    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+  });
+
+  it('keeps the bytes when the sniffed base64 does not decode', () => {
+    // looks like base64 (alphabet, length % 4 == 0) but the padding is misplaced
+    const req = request({ path: '/batch/', body: Buffer.from('ab=c') });
+    expect(decodePayload(req, CAP)).toBe('ab=c');
+  });
+
+  it('decodes base64 twice on legacy paths only', () => {
+    const twice = b64(b64('{"event":"x"}'));
+    expect(decodePayload(request({ path: '/e/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    expect(decodePayload(request({ path: '/capture/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    expect(decodePayload(request({ path: '/batch/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+    expect(decodePayload(request({ path: '/i/v0/e/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+  });
+
+  it('detects gzip by magic bytes without any hint (posthog-js text/plain)', () => {
+    const req = request({ path: '/e/', contentType: 'text/plain', body: gzipSync('{"event":"g"}') });
+    expect(decodePayload(req, CAP)).toBe('{"event":"g"}');
+  });
+
+  it('gunzips with a Content-Encoding: gzip header', () => {
+    const req = request({ path: '/batch/', contentEncoding: 'gzip', body: gzipSync('[{"event":"g"}]') });
+    expect(decodePayload(req, CAP)).toBe('[{"event":"g"}]');
+  });
+
+  it('falls back to plain decoding when a gzip hint is wrong (capture-rs dump case)', () => {
+    const form = request({
+      path: '/e/',
+      query: 'compression=gzip-js&ver=1.2.3',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from(`data=${encodeURIComponent(b64('{"event":"f"}'))}`),
+    });
+    expect(decodePayload(form, CAP)).toBe('{"event":"f"}');
+    const json = request({ path: '/batch/', contentEncoding: 'gzip', body: Buffer.from('{"event":"j"}') });
+    expect(decodePayload(json, CAP)).toBe('{"event":"j"}');
+  });
+
+  it('decodes lz64 from an old posthog-js form whose + became spaces', () => {
+    const plain = '[{"event":"$pageview","distinct_id":"u1","properties":{"token":"abc"}}]';
+    const lz = LZString.compressToBase64(plain);
+    expect(lz).toContain('+');
+    const req = request({
+      path: '/e/',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from(`data=${lz}&compression=lz64`),
+    });
+    expect(decodePayload(req, CAP)).toBe(plain);
+  });
+
+  it('refuses invalid lz64 data with 400', () => {
+    const req = request({ query: 'compression=lz64', body: Buffer.from('!!!!') });
+    expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED');
+  });
+
+  it('refuses invalid base64 when a base64 hint promised it', () => {
+    const form = request({
+      query: 'compression=base64',
+      contentType: 'application/x-www-form-urlencoded',
+      body: Buffer.from('data=abc%24'),
+    });
+    expect(expectHedgerowError(() => decodePayload(form, CAP), 'HR_DECODE_FAILED').message).toContain('base64');
+    const raw = request({ contentEncoding: 'base64', body: Buffer.from('{"event":"x"}') });
+    expectHedgerowError(() => decodePayload(raw, CAP), 'HR_DECODE_FAILED');
+  });
+
+  it('accepts a base64 hint when the sniff already decoded the body', () => {
+    const req = request({ query: 'compression=base64', body: Buffer.from(b64('{"event":"s"}')) });
+    expect(decodePayload(req, CAP)).toBe('{"event":"s"}');
+  });
+
+  it('refuses truncated gzip with 400', () => {
+    const gz = gzipSync('{"event":"truncated","properties":{"a":1}}');
+    const req = request({ body: gz.subarray(0, gz.length - 6) });
+    expect(expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED').status).toBe(400);
+  });
+
+  it('refuses corrupt gzip after the magic bytes with 400', () => {
+    const req = request({ body: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]) });
+    expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED');
+  });
+
+  it('refuses invalid UTF-8, plain or gzipped, with 400', () => {
+    const bad = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    expectHedgerowError(() => decodePayload(request({ body: bad }), CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodePayload(request({ body: gzipSync(bad) }), CAP), 'HR_DECODE_FAILED');
+  });
+
+  it('answers 413 quickly for a gzip bomb (50 MiB of zeros, 1 MiB cap)', () => {
+    const bomb = gzipSync(Buffer.alloc(50 * MiB));
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const started = performance.now();
+    const err = expectHedgerowError(() => decodePayload(request({ body: bomb }), MiB), 'HR_DECOMPRESSED_TOO_LARGE');
+    const elapsed = performance.now() - started;
+    expect(err.status).toBe(413);
+    expect(elapsed).toBeLessThan(100); // a full inflate takes ~250 ms here; the cap stops it at ~1 MiB
+  });
+
+  it('answers 413 for an lz64 bomb without expanding it', () => {
+    // 256 KiB of output from ~1 KiB of input (lz-string's own compressor is too slow for bigger demos)
+    const bomb = LZString.compressToBase64('A'.repeat(256 * 1024));
+    expect(bomb.length).toBeLessThan(2 * 1024);
+    const req = request({ query: 'compression=lz64', body: Buffer.from(bomb) });
+    const started = performance.now();
+    expectHedgerowError(() => decodePayload(req, 4 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(performance.now() - started).toBeLessThan(50);
+  });
+
+  it('answers 413 for an uncompressed payload over the cap, and accepts one exactly at it', () => {
+    const body = Buffer.from(`{"event":"${'x'.repeat(100)}"}`);
+    expectHedgerowError(() => decodePayload(request({ body }), body.length - 1), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(decodePayload(request({ body }), body.length)).toBe(body.toString());
+  });
+
+  it('counts the cap in UTF-8 bytes for lz64 output', () => {
+    const plain = '€'.repeat(100); // 100 UTF-16 units, 300 UTF-8 bytes
+    const req = request({ query: 'compression=lz64', body: Buffer.from(LZString.compressToBase64(plain)) });
+    expectHedgerowError(() => decodePayload(req, 299), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(decodePayload(req, 300)).toBe(plain);
+  });
+
+  it('refuses a form content type whose body is not a form', () => {
+    const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('{"event":"x"}') });
+    expect(expectHedgerowError(() => decodePayload(req, CAP), 'HR_NOT_FORM').status).toBe(400);
+  });
+
+  it('refuses an empty form data= field as an empty payload', () => {
+    const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('data=&ver=1') });
+    expectHedgerowError(() => decodePayload(req, CAP), 'HR_EMPTY_PAYLOAD');
+  });
+});
+
+describe('form helpers', () => {
+  it('recognises the form content type leniently', () => {
+    expect(isFormContentType('application/x-www-form-urlencoded')).toBe(true);
+    expect(isFormContentType('Application/X-WWW-Form-Urlencoded; charset=utf-8')).toBe(true);
+    expect(isFormContentType('application/json')).toBe(false);
+    expect(isFormContentType('')).toBe(false);
+  });
+
+  it('sniffs form keys at the start or after & within 128 bytes', () => {
+    expect(looksLikeForm(Buffer.from('data=x'))).toBe(true);
+    expect(looksLikeForm(Buffer.from('ver=1&_=123'))).toBe(true);
+    expect(looksLikeForm(Buffer.from('ver=1&compression=lz64'))).toBe(true);
+    expect(looksLikeForm(Buffer.from('ver=1.2.3'))).toBe(false);
+    expect(looksLikeForm(Buffer.from(`${'v'.repeat(130)}&data=x`))).toBe(false);
+    expect(looksLikeForm(Buffer.from('{"data=":1}'))).toBe(false);
+  });
+});
