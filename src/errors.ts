@@ -36,7 +36,6 @@ export const ERRORS = Object.freeze({
   HR_EMPTY_PAYLOAD: entry(400, 'validation_error', 'invalid_payload', 'request missing data payload'),
   HR_DECODE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request'),
   HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request'),
-  HR_NOT_FORM: entry(400, 'validation_error', 'invalid_payload', 'expected form data in POST request payload'),
   HR_NO_EVENT_NAME_ATTR: entry(
     400,
     'validation_error',
@@ -88,6 +87,19 @@ export const ERRORS = Object.freeze({
     'authentication_error',
     'not_authenticated',
     'Authentication credentials were not provided.',
+  ),
+  HR_AUTHENTICATION_FAILED: entry(
+    401,
+    'authentication_error',
+    'authentication_failed',
+    'Personal API key found in request is invalid.',
+  ),
+  HR_PROJECT_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Project not found.'),
+  HR_PROJECT_ACCESS_DENIED: entry(
+    403,
+    'authentication_error',
+    'permission_denied',
+    "You don't have access to the project.",
   ),
   HR_PERMISSION_DENIED: entry(
     403,

@@ -80,7 +80,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Readonly<Config> {
 }
 
 /** Walks up from this module (src/config/ or dist/src/config/) to the directory holding package.json. */
-function findPackageRoot(): string {
+export function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (existsSync(join(dir, 'package.json'))) return dir;

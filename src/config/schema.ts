@@ -112,10 +112,10 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'How long the front end gathers small requests into one worker task (0 = send each at once). A larger window amortizes the ~40 µs pool round trip but delays every acknowledgement by up to that much.'),
   setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
     'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
-    'Project API key (phc_…) seeded at start so SDKs can send without a setup step. Public by design: SDKs embed it.'),
+    'Project API key (phc_…) given to project 1 on first start (empty data directory), instead of a generated one. Public by design: SDKs embed it.'),
   setting('bootstrap.personalApiKey', 'string', { type: 'string', pattern: '^phx_[A-Za-z0-9_-]{10,80}$' },
     'a personal API key: "phx_" then 10 to 80 letters, digits, "_" or "-"',
-    'Personal API key (phx_…) seeded at start for the management API. A secret: prefer the environment to the command line, where ps shows it.',
+    'Personal API key (phx_…) given to the admin user on first start, instead of a generated one. A secret: prefer the environment to the command line, where ps shows it.',
     true),
 ]);
 

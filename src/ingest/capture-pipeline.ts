@@ -35,7 +35,7 @@ export interface ParsedCapture {
 }
 
 /**
- * Decode + parse + token extraction. Throws `HR_EMPTY_PAYLOAD`, `HR_NOT_FORM`, `HR_DECODE_FAILED`,
+ * Decode + parse + token extraction. Throws `HR_EMPTY_PAYLOAD`, `HR_DECODE_FAILED`,
  * `HR_DECOMPRESSED_TOO_LARGE`, `HR_PARSE_FAILED`, `HR_EMPTY_BATCH`, `HR_INVALID_EVENT`,
  * `HR_NO_EVENT_NAME_ATTR` or `HR_INCONSISTENT_API_KEYS`.
  */

@@ -6,7 +6,7 @@ import { extractPayloadBytes } from './extract-payload.js';
 import type { CaptureRequest } from './types.js';
 
 /**
- * Returns the payload text, or throws a `HedgerowError`: `HR_EMPTY_PAYLOAD`, `HR_NOT_FORM`,
+ * Returns the payload text, or throws a `HedgerowError`: `HR_EMPTY_PAYLOAD`,
  * `HR_DECODE_FAILED` (400) or `HR_DECOMPRESSED_TOO_LARGE` (413). Pass `query` when the caller
  * already parsed `req.query`.
  */

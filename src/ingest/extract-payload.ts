@@ -79,8 +79,9 @@ export function extractPayloadBytes(req: CaptureRequest, query: CaptureQuery): E
   }
 
   let formData: string | null = null;
-  if (isFormContentType(req.contentType)) {
-    if (!looksLikeForm(payload)) throw new HedgerowError('HR_NOT_FORM');
+  // A body labelled as a form that is not one (curl -d sends JSON or gzip with that content type)
+  // is read as a raw payload, and fails later only if it is not valid JSON either.
+  if (isFormContentType(req.contentType) && looksLikeForm(payload)) {
     const form = new URLSearchParams(payload.toString('utf8'));
     formData = form.get('data');
     if (hint === 'unsupported') hint = parseCompressionHint(form.get('compression'));

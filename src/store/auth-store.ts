@@ -12,7 +12,7 @@ import {
   isProjectToken,
   maskPersonalApiKey,
 } from '../auth/keys.js';
-import { nextId, type StoreDatabases } from './open-store.js';
+import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
 
 export interface Organization {
   id: string;
@@ -150,6 +150,7 @@ export class AuthStore {
         throw new Error('that api token is already used by another project');
       }
       const id = input.id ?? nextId(this.dbs, 'project');
+      if (input.id !== undefined) bumpCounter(this.dbs, 'project', input.id);
       if (this.dbs.auth.get(K.project(id))) throw new Error(`project ${id} already exists`);
       const project: Project = {
         id,

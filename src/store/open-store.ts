@@ -75,3 +75,9 @@ export function nextId(dbs: StoreDatabases, counter: string): number {
   dbs.meta.putSync(key, next);
   return next;
 }
+
+/** Makes sure a counter never hands out `id` again (after a record was created with an explicit id). */
+export function bumpCounter(dbs: StoreDatabases, counter: string, id: number): void {
+  const key = `counter:${counter}`;
+  if (((dbs.meta.get(key) as number | undefined) ?? 0) < id) dbs.meta.putSync(key, id);
+}

@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       sync: 'durable',
       shutdownTimeoutMs: 10000,
       tasksPerWorker: 8,
-      batchWindowMs: 1,
+      batchWindowMs: 0,
       bootstrap: {},
     });
     expect(c.dataDir).toBe(resolve('./data'));

@@ -256,9 +256,19 @@ describe('decodePayload', () => {
     expect(decodePayload(req, 300)).toBe(plain);
   });
 
-  it('refuses a form content type whose body is not a form', () => {
-    const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('{"event":"x"}') });
-    expect(expectHedgerowError(() => decodePayload(req, CAP), 'HR_NOT_FORM').status).toBe(400);
+  it('reads a body labelled as a form that is not one as a raw payload', () => {
+    const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('event=x&foo=1') });
+    expect(decodePayload(req, CAP)).toBe('event=x&foo=1');
+  });
+
+  it('reads a gzip body sent with a form content type (curl --data-binary)', () => {
+    const req = request({ contentType: 'application/x-www-form-urlencoded', body: gzipSync('{"event":"x"}') });
+    expect(decodePayload(req, CAP)).toBe('{"event":"x"}');
+  });
+
+  it('reads a JSON body sent with a form content type (curl -d) as JSON', () => {
+    const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from(' {"event":"x"}') });
+    expect(decodePayload(req, CAP)).toBe(' {"event":"x"}');
   });
 
   it('refuses an empty form data= field as an empty payload', () => {

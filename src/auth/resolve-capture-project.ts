@@ -1,0 +1,41 @@
+/**
+ * Which project a capture request belongs to, from the token the pipeline extracted:
+ * a project token (`phc_…`) selects its project; a personal API key (`phx_…`) selects the
+ * project named by `project_id`, else its user's current project (the seed: "these endpoints also
+ * accept a personal API key"). Reads the auth database; throws catalogued errors.
+ */
+import { HedgerowError } from '../errors.js';
+import { validateTokenShape } from '../ingest/token.js';
+import type { AuthStore, Project } from '../store/auth-store.js';
+
+export function resolveCaptureProject(
+  auth: AuthStore,
+  rawToken: string | undefined,
+  projectIdHint: number | undefined,
+): Project {
+  if (rawToken === undefined) {
+    throw new HedgerowError(
+      'HR_NO_PROJECT',
+      'API key not provided. You can find your project API key in PostHog project settings.',
+    );
+  }
+  const shape = validateTokenShape(rawToken);
+  if (!shape.ok) {
+    if (shape.reason === 'personal_api_key') return personalKeyProject(auth, rawToken.trim(), projectIdHint);
+    throw new HedgerowError('HR_INVALID_API_KEY', `Provided API key is not valid: ${shape.reason}`);
+  }
+  const project = auth.projectByToken(shape.token);
+  if (!project) throw new HedgerowError('HR_INVALID_API_KEY');
+  return project;
+}
+
+function personalKeyProject(auth: AuthStore, secret: string, projectIdHint: number | undefined): Project {
+  const found = auth.personalKey(secret);
+  if (!found) throw new HedgerowError('HR_INVALID_PERSONAL_API_KEY');
+  const projectId = projectIdHint ?? found.user.current_project_id;
+  const project = auth.project(projectId);
+  if (!project || !auth.userCanAccessProject(found.user, project)) {
+    throw new HedgerowError('HR_NO_PROJECT', `Project ${projectId} not found for this personal API key.`);
+  }
+  return project;
+}

@@ -1,0 +1,118 @@
+/**
+ * `hedgerow admin`: projects, users and personal API keys in the data directory. Safe while the
+ * daemon runs on the same directory (LMDB serializes writers across processes); the daemon reads
+ * the auth records on every request, so changes apply without a restart.
+ */
+import type { Command } from 'commander';
+import { AuthStore } from '../store/auth-store.js';
+import type { StoreDatabases } from '../store/open-store.js';
+import { addConfigFlags, configFlags } from './config-flags.js';
+import { fail, openDataDir } from './open-data-dir.js';
+
+type Opts = Record<string, unknown>;
+
+export function addAdminCommands(program: Command): void {
+  const admin = program.command('admin').description('manage projects, users and personal API keys');
+
+  const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
+  withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
+    print(o, auth.projects(), (p) => `${p.id}\t${p.api_token}\t${p.name}`),
+  );
+  withStore(
+    projects
+      .command('create')
+      .description('create a project in the default (first) organization')
+      .requiredOption('--name <name>', 'project name')
+      .option('--api-token <token>', 'use this phc_ project API key instead of a generated one')
+      .option('--json', 'print JSON'),
+    (auth, o) => {
+      const org = auth.organizations()[0] ?? fail('no organization: start the daemon once first');
+      const p = auth.createProject({
+        name: String(o.name),
+        organizationId: org.id,
+        ...(o.apiToken ? { apiToken: String(o.apiToken) } : {}),
+      });
+      print(o, p, (x) => `created project ${x.id} "${x.name}" with API token ${x.api_token}`);
+    },
+  );
+
+  const users = admin.command('users').description('users of the organization');
+  withStore(users.command('list').description('list users').option('--json', 'print JSON'), (auth, o) =>
+    print(o, auth.users(), (u) => `${u.id}\t${u.email}\tproject ${u.current_project_id}${u.is_staff ? '\tadmin' : ''}`),
+  );
+  withStore(
+    users
+      .command('create')
+      .description('create a user')
+      .requiredOption('--email <email>', 'email address (unique)')
+      .option('--first-name <name>', 'first name', '')
+      .option('--project <id>', 'current project id', '1')
+      .option('--admin', 'make the user an organization admin')
+      .option('--json', 'print JSON'),
+    (auth, o) => {
+      const project = auth.project(toInt(o.project, '--project')) ?? fail(`project ${String(o.project)} does not exist`);
+      const u = auth.createUser({
+        email: String(o.email),
+        firstName: String(o.firstName ?? ''),
+        organizationId: project.organization_id,
+        currentProjectId: project.id,
+        isStaff: Boolean(o.admin),
+      });
+      print(o, u, (x) => `created user ${x.id} <${x.email}>`);
+    },
+  );
+
+  const keys = admin.command('keys').description('personal API keys (phx_), stored hashed');
+  withStore(keys.command('list').description('list personal API keys (masked)').option('--json', 'print JSON'), (auth, o) =>
+    print(
+      o,
+      auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
+      (k) => `${k.id}\tuser ${k.user_id}\t${k.mask_value}\t${k.label}\t${k.scopes.join(',')}`,
+    ),
+  );
+  withStore(
+    keys
+      .command('create')
+      .description('create a personal API key; the key is printed once')
+      .requiredOption('--user <email-or-id>', 'owner of the key')
+      .option('--label <label>', 'label', 'cli')
+      .option('--scopes <list>', 'comma-separated scopes, e.g. feature_flag:read,query:read (default: *)', '*')
+      .option('--json', 'print JSON'),
+    (auth, o) => {
+      const ref = String(o.user);
+      const user = (/^\d+$/.test(ref) ? auth.user(Number(ref)) : auth.userByEmail(ref)) ?? fail(`no user ${ref}`);
+      const scopes = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+      const { key, secret } = auth.createPersonalApiKey({ userId: user.id, label: String(o.label), scopes });
+      print(o, { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, key: secret }, (k) =>
+        `created personal API key ${k.id} for ${user.email} (shown once): ${k.key}`,
+      );
+    },
+  );
+}
+
+function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts) => void): void {
+  addConfigFlags(cmd, ['dataDir']).action(async (opts: Opts) => {
+    const dbs: StoreDatabases = openDataDir(configFlags(opts));
+    try {
+      run(new AuthStore(dbs), opts);
+    } catch (err) {
+      fail(err instanceof Error ? err.message : String(err));
+    } finally {
+      await dbs.root.close();
+    }
+  });
+}
+
+function print<T>(opts: Opts, value: T | T[], line: (x: T) => string): void {
+  if (opts.json) {
+    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    return;
+  }
+  for (const x of Array.isArray(value) ? value : [value]) process.stdout.write(line(x) + '\n');
+}
+
+function toInt(v: unknown, name: string): number {
+  const s = String(v);
+  if (!/^\d+$/.test(s)) fail(`${name} must be an integer`);
+  return Number(s);
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `hedgerow` command line: `serve`, `admin …`, `events …`, each with `--help` (commander).
+ */
+import { Command } from 'commander';
+import { addAdminCommands } from './admin-command.js';
+import { addEventsCommands } from './events-command.js';
+import { addServeCommand } from './serve-command.js';
+import { packageVersion } from './package-info.js';
+
+const program = new Command()
+  .name('hedgerow')
+  .description('A self-hosted daemon that speaks PostHog\'s public wire protocol')
+  .version(packageVersion(), '-V, --version')
+  .showHelpAfterError();
+
+addServeCommand(program);
+addAdminCommands(program);
+addEventsCommands(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,127 @@
+/**
+ * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
+ * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
+ */
+import type { Config } from './config/schema.js';
+import { HedgerowError } from './errors.js';
+import { createHttpBackend } from './http/create-backend.js';
+import { errorResponse, toErrorResponse } from './http/respond.js';
+import { Router } from './http/router.js';
+import { addCaptureRoutes } from './http/routes/capture-routes.js';
+import { addEventsApiRoutes } from './http/routes/events-api.js';
+import { addHealthRoutes } from './http/routes/health-routes.js';
+import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
+import { corsHeaders } from './http/cors.js';
+import { DECOMPRESSED_RATIO } from './limits.js';
+import type { Logger } from './observability/logger.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
+import { IngestPool } from './pool/ingest-pool.js';
+import { AuthStore } from './store/auth-store.js';
+import { bootstrapIfEmpty } from './store/bootstrap.js';
+import { EventReader } from './store/event-log.js';
+import { openStore, type StoreDatabases } from './store/open-store.js';
+
+export interface Daemon {
+  readonly port: number;
+  readonly backend: HttpBackend['name'];
+  /** Graceful stop; resolves when LMDB is closed. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
+  const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
+  const auth = new AuthStore(dbs);
+  const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
+  if (boot) {
+    log.warn(
+      {
+        project_id: boot.projectId,
+        project_api_key: boot.projectApiKey,
+        admin_email: boot.adminEmail,
+        personal_api_key: boot.generated.personalApiKey ? boot.personalApiKey : '(from HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY)',
+        credentials_file: boot.credentialsFile,
+      },
+      'first start: created the default organization, project 1 and admin user; these keys are shown once and kept in the credentials file',
+    );
+  }
+
+  const metrics = createMetrics();
+  let pool: IngestPool | undefined;
+  let ready = false;
+
+  const router = new Router();
+  addHealthRoutes(router, { isReady: () => ready, metrics });
+  addCaptureRoutes(router, { pool: () => (ready ? pool : undefined) });
+  addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
+
+  const { backend, note } = createHttpBackend(config.httpBackend, {
+    handler: (req) => handle(router, metrics, log, req),
+    maxBodyBytes: config.maxBodyBytes,
+    tooLarge: (req) => {
+      metrics.httpRequests.inc({ route: 'too_large', method: req.method, status: 413 });
+      return errorResponse(
+        new HedgerowError('HR_BODY_TOO_LARGE', `request body exceeds the ${config.maxBodyBytes}-byte limit`),
+        corsHeaders({ ...req, body: new Uint8Array(0) }),
+      );
+    },
+    onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
+  });
+  const port = await backend.listen(config.host, config.port);
+  log.info(
+    { http_backend: backend.name, ...(note ? { note } : {}), host: config.host, port, data_dir: config.dataDir },
+    `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend`,
+  );
+
+  pool = new IngestPool({
+    setup: {
+      dataDir: config.dataDir,
+      sync: config.sync,
+      maxDecompressedBytes: config.maxBodyBytes * DECOMPRESSED_RATIO,
+    },
+    workers: config.workers,
+    tasksPerWorker: config.tasksPerWorker,
+    batchWindowMs: config.batchWindowMs,
+    onStats: (s) => metrics.recordIngest(s),
+  });
+  const livePool = pool;
+  metrics.setPoolProbe(() => ({ queueDepth: livePool.queueDepth, utilization: livePool.utilization }));
+  await pool.ready();
+  ready = true;
+  log.info({ workers: config.workers, tasks_per_worker: config.tasksPerWorker, sync: config.sync }, 'ready');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= shutdown());
+  async function shutdown(): Promise<void> {
+    ready = false;
+    const started = Date.now();
+    backend.stopAccepting();
+    const drained = await backend.drained(config.shutdownTimeoutMs);
+    if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
+    await livePool.close();
+    backend.close();
+    await closeStore(dbs);
+    log.info({ ms: Date.now() - started }, 'stopped');
+  }
+
+  return { port, backend: backend.name, stop };
+}
+
+async function handle(router: Router, metrics: Metrics, log: Logger, req: HttpRequest): Promise<HttpResponse> {
+  let route = 'unmatched';
+  let res: HttpResponse;
+  try {
+    const matched = router.match(req);
+    route = matched.name;
+    res = await matched.run();
+  } catch (err) {
+    res = toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
+  }
+  metrics.httpRequests.inc({ route, method: req.method, status: res.status });
+  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
+  return res;
+}
+
+async function closeStore(dbs: StoreDatabases): Promise<void> {
+  await dbs.root.flushed;
+  await dbs.root.close();
+}

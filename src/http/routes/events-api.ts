@@ -1,0 +1,81 @@
+/**
+ * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
+ * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
+ */
+import { authenticatePersonalKey, requireScope, resolveProject } from '../../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../../errors.js';
+import type { AuthStore } from '../../store/auth-store.js';
+import type { EventReader, ListEventsQuery } from '../../store/event-log.js';
+import { decodeCursor } from '../../store/event-log.js';
+import { json } from '../respond.js';
+import type { Router } from '../router.js';
+import type { HttpRequest } from '../types.js';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+export function addEventsApiRoutes(router: Router, deps: { auth: AuthStore; events: EventReader }): void {
+  router.add(['GET'], '/api/projects/:project_id/events', 'api:events', (req, params) => {
+    const query = new URLSearchParams(req.query);
+    const principal = authenticatePersonalKey(deps.auth, req.header('authorization'), query);
+    const project = resolveProject(deps.auth, principal, params.project_id ?? '');
+    requireScope(principal, 'query:read');
+    const page = deps.events.list(listQuery(project.id, query));
+    return json(200, {
+      next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
+      results: page.events.map(({ event: e }) => ({
+        id: e.uuid,
+        event: e.event,
+        distinct_id: e.distinct_id,
+        properties: e.properties,
+        timestamp: e.timestamp,
+        created_at: e.created_at,
+        elements: [],
+        elements_chain: '',
+      })),
+    });
+  });
+}
+
+function listQuery(projectId: number, q: URLSearchParams): ListEventsQuery {
+  const out: ListEventsQuery = { projectId, limit: DEFAULT_LIMIT };
+  const limit = q.get('limit');
+  if (limit !== null) {
+    const n = Number(limit);
+    if (!Number.isInteger(n) || n < 1) throw new HedgerowError('HR_INVALID_QUERY', 'limit must be a positive integer', 'limit');
+    out.limit = Math.min(n, MAX_LIMIT);
+  }
+  const event = q.get('event');
+  if (event) out.event = event;
+  const distinctId = q.get('distinct_id');
+  if (distinctId) out.distinctId = distinctId;
+  const after = q.get('after');
+  if (after) out.afterMs = parseInstant(after, 'after');
+  const before = q.get('before');
+  if (before) out.beforeMs = parseInstant(before, 'before');
+  const cursor = q.get('cursor');
+  if (cursor) {
+    try {
+      decodeCursor(cursor);
+    } catch {
+      throw new HedgerowError('HR_INVALID_QUERY', 'cursor is not one this server produced', 'cursor');
+    }
+    out.cursor = cursor;
+  }
+  return out;
+}
+
+function parseInstant(s: string, attr: string): number {
+  const ms = Date.parse(s);
+  if (Number.isNaN(ms)) throw new HedgerowError('HR_INVALID_QUERY', `${attr} must be an ISO-8601 date-time`, attr);
+  return ms;
+}
+
+function nextUrl(req: HttpRequest, q: URLSearchParams, cursor: string): string {
+  const next = new URLSearchParams(q);
+  next.delete('personal_api_key');
+  next.set('cursor', cursor);
+  const host = req.header('host') || 'localhost';
+  const proto = req.header('x-forwarded-proto') || 'http';
+  return `${proto}://${host}${req.path}?${next.toString()}`;
+}

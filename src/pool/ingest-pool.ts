@@ -1,0 +1,146 @@
+/**
+ * The worker pool for CPU work (Piscina), with request grouping for capture: requests that arrive
+ * together are sent to a worker as one task, so they share a Piscina round trip and one LMDB group
+ * commit. Grouping adapts to load: a group is dispatched at the end of the current event-loop turn
+ * (or after `batchWindowMs`), and while every worker slot is busy requests keep accumulating so the
+ * next group is larger.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { HedgerowError } from '../errors.js';
+import type { CaptureRequest } from '../ingest/types.js';
+import type { IngestStats } from '../observability/metrics.js';
+import type { CaptureOutcome, CaptureTaskResult, PoolTask, WorkerSetup } from './tasks.js';
+
+/** A group stops growing at this many requests: ~40 µs of round trip shared by enough work. */
+const MAX_REQUESTS_PER_TASK = 128;
+/** … or at this many body bytes, so one task does not hold a worker for long. */
+const MAX_BYTES_PER_TASK = 1024 * 1024;
+
+export interface IngestPoolOptions {
+  setup: WorkerSetup;
+  workers: number;
+  tasksPerWorker: number;
+  batchWindowMs: number;
+  onStats: (stats: IngestStats) => void;
+}
+
+interface Pending {
+  req: CaptureRequest;
+  resolve: (o: CaptureOutcome) => void;
+}
+
+export class IngestPool {
+  private readonly piscina: Piscina<PoolTask, CaptureTaskResult | 'pong'>;
+  private readonly capacity: number;
+  private pending: Pending[] = [];
+  private pendingBytes = 0;
+  private scheduled = false;
+  private inFlightTasks = 0;
+
+  constructor(private readonly opts: IngestPoolOptions) {
+    this.capacity = opts.workers * opts.tasksPerWorker;
+    this.piscina = new Piscina({
+      filename: fileURLToPath(new URL('../../workers/ingest-worker.js', import.meta.url)),
+      minThreads: opts.workers,
+      maxThreads: opts.workers,
+      concurrentTasksPerWorker: opts.tasksPerWorker,
+      idleTimeout: Infinity,
+      // Workers await LMDB commits between tasks: they must never block their event loop waiting.
+      atomics: 'disabled',
+      workerData: opts.setup,
+    });
+  }
+
+  /** Resolves once every worker has started and opened the store. */
+  async ready(): Promise<void> {
+    await Promise.all(Array.from({ length: this.opts.workers }, () => this.piscina.run({ kind: 'ping' })));
+  }
+
+  /** Requests waiting for a slot plus tasks queued inside Piscina. */
+  get queueDepth(): number {
+    return this.pending.length + this.piscina.queueSize;
+  }
+
+  get utilization(): number {
+    return this.piscina.utilization;
+  }
+
+  submit(req: CaptureRequest): Promise<CaptureOutcome> {
+    return new Promise((resolve) => {
+      this.pending.push({ req, resolve });
+      this.pendingBytes += req.body.byteLength;
+      if (this.pending.length >= MAX_REQUESTS_PER_TASK || this.pendingBytes >= MAX_BYTES_PER_TASK) this.flush();
+      else this.schedule();
+    });
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    await this.piscina.close();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    const fire = () => {
+      this.scheduled = false;
+      this.flush();
+    };
+    if (this.opts.batchWindowMs > 0) setTimeout(fire, this.opts.batchWindowMs);
+    else setImmediate(fire);
+  }
+
+  private flush(): void {
+    while (this.pending.length > 0 && this.inFlightTasks < this.capacity) {
+      const group = this.takeGroup();
+      this.dispatch(group);
+    }
+  }
+
+  private takeGroup(): Pending[] {
+    let bytes = 0;
+    let n = 0;
+    while (n < this.pending.length && n < MAX_REQUESTS_PER_TASK && (n === 0 || bytes < MAX_BYTES_PER_TASK)) {
+      bytes += (this.pending[n] as Pending).req.body.byteLength;
+      n++;
+    }
+    const group = this.pending.splice(0, n);
+    this.pendingBytes -= bytes;
+    return group;
+  }
+
+  private dispatch(group: Pending[]): void {
+    this.inFlightTasks++;
+    const requests = group.map((p) => p.req);
+    const transferList = requests.map((r) => r.body.buffer).filter(ownsWholeBuffer(requests));
+    this.piscina
+      .run({ kind: 'capture', requests }, { transferList })
+      .then((result) => {
+        const r = result as CaptureTaskResult;
+        this.opts.onStats(r.stats);
+        group.forEach((p, i) => p.resolve(r.outcomes[i] as CaptureOutcome));
+      })
+      .catch((err: unknown) => {
+        const error = new HedgerowError('HR_STORE_FAILED', `worker failed: ${(err as Error)?.message ?? String(err)}`);
+        for (const p of group) p.resolve({ ok: false, error: { hedgerowCode: error.hedgerowCode, detail: error.message, attr: null } });
+      })
+      .finally(() => {
+        this.inFlightTasks--;
+        if (this.pending.length > 0) this.flush();
+      });
+  }
+}
+
+/** Only buffers a body owns entirely can be moved to the worker; the rest are copied. */
+function ownsWholeBuffer(requests: CaptureRequest[]) {
+  const seen = new Set<ArrayBufferLike>();
+  return (buf: ArrayBufferLike, i: number): buf is ArrayBuffer => {
+    const body = (requests[i] as CaptureRequest).body;
+    if (seen.has(buf) || !(buf instanceof ArrayBuffer)) return false;
+    if (body.byteOffset !== 0 || body.byteLength !== buf.byteLength || buf.byteLength === 0) return false;
+    seen.add(buf);
+    return true;
+  };
+}
+

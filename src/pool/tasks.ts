@@ -1,0 +1,29 @@
+/** The messages between the main thread and the worker pool (plain, structured-cloneable data). */
+import type { SerializedError } from '../errors.js';
+import type { CaptureRequest } from '../ingest/types.js';
+import type { IngestStats } from '../observability/metrics.js';
+
+export interface WorkerSetup {
+  dataDir: string;
+  sync: 'durable' | 'async' | 'none';
+  maxDecompressedBytes: number;
+}
+
+export interface CaptureTask {
+  kind: 'capture';
+  requests: CaptureRequest[];
+}
+
+export interface PingTask {
+  kind: 'ping';
+}
+
+export type PoolTask = CaptureTask | PingTask;
+
+/** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
+export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
+
+export interface CaptureTaskResult {
+  outcomes: CaptureOutcome[];
+  stats: IngestStats;
+}
