@@ -109,7 +109,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   setting('tasksPerWorker', 'integer', int(1, 64), 'an integer between 1 and 64',
     'Tasks each worker runs at once, so CPU work overlaps commits in flight: 1 measured 3k req/s, 8 gave 40k req/s. Higher raises memory and tail latency.'),
   setting('batchWindowMs', 'number', { type: 'number', minimum: 0, maximum: 50 }, 'a number between 0 and 50',
-    'How long the front end gathers small requests into one worker task (0 = send each at once). A larger window amortizes the ~40 µs pool round trip but delays every acknowledgement by up to that much.'),
+    'How long the front end gathers requests into one worker task. 0 groups the requests that arrive in the same event-loop turn (no added latency; groups grow under load). A larger window amortizes the ~40 µs pool round trip over more requests but delays every acknowledgement by up to that much.'),
   setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
     'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
     'Project API key (phc_…) given to project 1 on first start (empty data directory), instead of a generated one. Public by design: SDKs embed it.'),

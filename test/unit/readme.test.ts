@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../../src/config/schema.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as Record<
+  string,
+  unknown
+>;
+
+describe('README', () => {
+  it.each(SETTINGS.map((s) => [s.env, s] as const))('documents %s with its flag and default', (_env, s) => {
+    const row = readme.split('\n').find((line) => line.startsWith(`| \`${s.env}\` |`));
+    expect(row, `no configuration row for ${s.env}`).toBeDefined();
+    expect(row).toContain(`\`${s.flag}\``);
+    if (!s.path.startsWith('bootstrap.')) {
+      const d = defaults[s.path];
+      expect(row).toContain(typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
+    }
+  });
+
+  it('shows the two commands and the test command', () => {
+    for (const cmd of ['npm install', 'npm start', 'npm test']) expect(readme).toContain(cmd);
+  });
+});
