@@ -46,12 +46,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
+  /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
+  /** What /_readyz reports: up, and not shutting down. */
   let ready = false;
 
   const router = new Router();
   addHealthRoutes(router, { isReady: () => ready, metrics });
-  addCaptureRoutes(router, { pool: () => (ready ? pool : undefined) });
+  addCaptureRoutes(router, { pool: () => pool });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
 
   const { backend, note } = createHttpBackend(config.httpBackend, {
@@ -72,7 +74,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend`,
   );
 
-  pool = new IngestPool({
+  const livePool = new IngestPool({
     setup: {
       dataDir: config.dataDir,
       sync: config.sync,
@@ -81,11 +83,16 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
     batchWindowMs: config.batchWindowMs,
-    onStats: (s) => metrics.recordIngest(s),
+    onStats: (s) => {
+      metrics.recordIngest(s);
+      if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
+        log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
+      }
+    },
   });
-  const livePool = pool;
   metrics.setPoolProbe(() => ({ queueDepth: livePool.queueDepth, utilization: livePool.utilization }));
-  await pool.ready();
+  await livePool.ready();
+  pool = livePool;
   ready = true;
   log.info({ workers: config.workers, tasks_per_worker: config.tasksPerWorker, sync: config.sync }, 'ready');
 
@@ -97,6 +104,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
+    pool = undefined;
     await livePool.close();
     backend.close();
     await closeStore(dbs);
