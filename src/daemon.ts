@@ -9,7 +9,7 @@ import { errorResponse, toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './http/routes/events-api.js';
-import { addHealthRoutes } from './http/routes/health-routes.js';
+import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
@@ -48,11 +48,11 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const metrics = createMetrics();
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
-  /** What /_readyz reports: up, and not shutting down. */
-  let ready = false;
+  /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
+  let readiness: Readiness = 'starting';
 
   const router = new Router();
-  addHealthRoutes(router, { isReady: () => ready, metrics });
+  addHealthRoutes(router, { readiness: () => readiness, metrics });
   addCaptureRoutes(router, { pool: () => pool });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
 
@@ -93,13 +93,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   metrics.setPoolProbe(() => ({ queueDepth: livePool.queueDepth, utilization: livePool.utilization }));
   await livePool.ready();
   pool = livePool;
-  ready = true;
+  readiness = 'ready';
   log.info({ workers: config.workers, tasks_per_worker: config.tasksPerWorker, sync: config.sync }, 'ready');
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown());
   async function shutdown(): Promise<void> {
-    ready = false;
+    readiness = 'stopping';
     const started = Date.now();
     backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load-config.js';
-import { startDaemon } from '../daemon.js';
+import { startDaemon, type Daemon } from '../daemon.js';
 import { createLogger, setLogLevel } from '../observability/logger.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
 
@@ -26,22 +26,22 @@ export function addServeCommand(program: Command): void {
       throw err;
     }
     const log = createLogger(config.logLevel);
-    let daemon;
-    try {
-      daemon = await startDaemon(config, log);
-    } catch (err) {
-      log.fatal({ err }, 'failed to start');
-      process.exit(1);
-    }
-    const started = daemon;
+    // Signals are handled from before the daemon starts: one arriving during startup stops it
+    // as soon as it is up, never with the default action (an unclean exit).
+    let daemon: Daemon | undefined;
+    let requested: string | undefined;
+    let stopping = false;
     const stop = (signal: string) => {
+      requested ??= signal;
+      if (daemon === undefined || stopping) return; // startup finishes first; repeats change nothing
+      stopping = true;
       log.info({ signal }, 'stopping: no new connections, finishing requests in flight');
       const force = setTimeout(() => {
         log.error('shutdown took too long; exiting');
         process.exit(1);
       }, config.shutdownTimeoutMs + CLOSE_GRACE_MS);
       force.unref();
-      started.stop().then(
+      daemon.stop().then(
         () => process.exit(0),
         (err: unknown) => {
           log.error({ err }, 'error while stopping');
@@ -49,8 +49,8 @@ export function addServeCommand(program: Command): void {
         },
       );
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', () => {
       try {
         const reloaded = loadConfig({ flags });
@@ -60,5 +60,12 @@ export function addServeCommand(program: Command): void {
         log.error({ err: err instanceof Error ? err.message : String(err) }, 'SIGHUP: configuration invalid, kept the old one');
       }
     });
+    try {
+      daemon = await startDaemon(config, log);
+    } catch (err) {
+      log.fatal({ err }, 'failed to start');
+      process.exit(1);
+    }
+    if (requested !== undefined) stop(requested);
   });
 }

@@ -1,0 +1,360 @@
+/**
+ * The `hedgerow` command line against a running daemon: `admin` changes apply without a restart;
+ * `--help`; bad configuration; first-start credentials; SIGTERM stops cleanly, answers the request
+ * in flight and leaves a data directory that reopens.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BACKENDS,
+  cleanupDaemons,
+  makeTempDir,
+  newProjectKey,
+  restartDaemon,
+  runCli,
+  startDaemon,
+  type DaemonHandle,
+} from '../helpers/daemon.js';
+import { eventsOf, listEvents, OK, postJson, send, uniqueId, type ApiPage } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+function parseJson<T>(stdout: string): T {
+  return JSON.parse(stdout) as T;
+}
+
+describe('hedgerow admin while the daemon runs', () => {
+  let d: DaemonHandle;
+  const admin = (...args: string[]) => runCli(['admin', ...args, '--data-dir', d.dataDir]);
+
+  /** One event in project 1, for the keys to read. */
+  const seedUuid = randomUUID();
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend: 'uws' });
+    const r = await postJson(d, '/batch/', { api_key: d.projectKey, batch: [{ uuid: seedUuid, event: 'seed', distinct_id: 'seed' }] });
+    expect([r.status, r.json]).toEqual([200, OK]);
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+  });
+
+  it('projects create --api-token: capture with that token is accepted at once, into the new project', async () => {
+    const token = newProjectKey();
+    const r = await admin('projects', 'create', '--name', 'Second', '--api-token', token, '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const project = parseJson<{ id: number; name: string; api_token: string }>(r.stdout);
+    expect(project).toMatchObject({ id: 2, name: 'Second', api_token: token });
+
+    const id = uniqueId('second');
+    const uuid = randomUUID();
+    const cap = await postJson(d, '/batch/', { api_key: token, batch: [{ uuid, event: 'in project 2', distinct_id: id }] });
+    expect([cap.status, cap.json]).toEqual([200, OK]);
+    expect((await eventsOf(d, id, 2)).map((e) => e.id)).toEqual([uuid]);
+    expect(await eventsOf(d, id, 1)).toEqual([]);
+  });
+
+  it('a personal key as api_key goes to the project named by project_id, if its user may use it', async () => {
+    const id = uniqueId('phx-project');
+    const uuid = randomUUID();
+    const r = await postJson(d, '/batch/', { api_key: d.personalKey, project_id: 2, batch: [{ uuid, event: 'phx into 2', distinct_id: id }] });
+    expect([r.status, r.json]).toEqual([200, OK]);
+    expect((await eventsOf(d, id, 2)).map((e) => e.id)).toEqual([uuid]);
+    const missing = await postJson(d, '/batch/?project_id=99', { api_key: d.personalKey, batch: [{ event: 'nowhere', distinct_id: id }] });
+    expect([missing.status, missing.json]).toEqual([
+      400,
+      { type: 'validation_error', code: 'invalid_project', detail: 'Project 99 not found for this personal API key.', attr: 'project_id' },
+    ]);
+  });
+
+  it('projects create without a token generates one; bad and duplicate tokens are refused', async () => {
+    const r = await admin('projects', 'create', '--name', 'Generated', '--json');
+    expect(r.code).toBe(0);
+    const p = parseJson<{ id: number; api_token: string }>(r.stdout);
+    expect(p.id).toBe(3);
+    expect(p.api_token).toMatch(/^phc_[A-Za-z0-9_-]{43}$/);
+    const cap = await postJson(d, '/e/', [{ event: 'generated token', distinct_id: 'g', properties: { token: p.api_token } }]);
+    expect([cap.status, cap.json]).toEqual([200, OK]);
+
+    const bad = await admin('projects', 'create', '--name', 'Bad', '--api-token', 'not-a-token');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^hedgerow: api token must look like phc_/);
+    const dup = await admin('projects', 'create', '--name', 'Dup', '--api-token', d.projectKey);
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toBe('hedgerow: that api token is already used by another project\n');
+
+    const list = await admin('projects', 'list', '--json');
+    expect(list.code).toBe(0);
+    expect(parseJson<Array<{ id: number; name: string }>>(list.stdout).map((x) => [x.id, x.name])).toEqual([
+      [1, 'Default project'],
+      [2, 'Second'],
+      [3, 'Generated'],
+    ]);
+    const text = await admin('projects', 'list');
+    expect(text.stdout.split('\n')[0]).toBe(`1\t${d.projectKey}\tDefault project`);
+  });
+
+  it('keys create --scopes query:read --json returns a key that works on the events API', async () => {
+    const r = await admin('keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', 'query:read', '--label', 'reader', '--json');
+    expect(r.code).toBe(0);
+    const key = parseJson<{ id: string; user_id: number; label: string; scopes: string[]; key: string }>(r.stdout);
+    expect(key).toMatchObject({ user_id: 1, label: 'reader', scopes: ['query:read'] });
+    expect(key.key).toMatch(/^phx_[A-Za-z0-9_-]{43}$/);
+
+    const res = await send(d, '/api/projects/@current/events/?limit=1', { headers: { authorization: `Bearer ${key.key}` } });
+    expect(res.status).toBe(200);
+    expect((res.json as ApiPage).results.map((e) => e.id)).toEqual([seedUuid]);
+
+    const list = await admin('keys', 'list', '--json');
+    const listed = parseJson<Array<Record<string, unknown>>>(list.stdout);
+    const mine = listed.find((k) => k.id === key.id);
+    expect(mine).toMatchObject({ label: 'reader', scopes: ['query:read'], mask_value: `phx_...${key.key.slice(-4)}` });
+    for (const k of listed) expect(Object.keys(k)).not.toContain('secure_value_hash');
+    expect(list.stdout).not.toContain(key.key);
+  });
+
+  it('users create, then a key for that user reads its current project', async () => {
+    const r = await admin('users', 'create', '--email', 'bob@example.com', '--first-name', 'Bob', '--json');
+    expect(r.code).toBe(0);
+    const user = parseJson<Record<string, unknown>>(r.stdout);
+    expect(user).toMatchObject({ id: 2, email: 'bob@example.com', first_name: 'Bob', current_project_id: 1, is_staff: false });
+
+    const dup = await admin('users', 'create', '--email', 'bob@example.com');
+    expect(dup.code).toBe(2);
+    expect(dup.stderr).toBe('hedgerow: a user with email bob@example.com already exists\n');
+
+    const users = await admin('users', 'list', '--json');
+    expect(parseJson<Array<{ email: string }>>(users.stdout).map((u) => u.email)).toEqual(['admin@hedgerow.local', 'bob@example.com']);
+
+    const k = await admin('keys', 'create', '--user', 'bob@example.com', '--json');
+    expect(k.code).toBe(0);
+    const bobKey = parseJson<{ key: string; scopes: string[]; user_id: number }>(k.stdout);
+    expect(bobKey).toMatchObject({ user_id: 2, scopes: ['*'] });
+    const page = await listEvents(d, { limit: '1' }, { key: bobKey.key, project: '@current' });
+    expect(page.results.map((e) => e.id)).toEqual([seedUuid]);
+
+    const nobody = await admin('keys', 'create', '--user', 'nobody@example.com');
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toBe('hedgerow: no user nobody@example.com\n');
+  });
+
+  it('admin on a directory without data says so', async () => {
+    const empty = makeTempDir();
+    const r = await runCli(['admin', 'projects', 'list', '--data-dir', empty]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`hedgerow: no Hedgerow data in ${empty}: start the daemon once (hedgerow serve --data-dir ${empty}) to create it\n`);
+  });
+});
+
+describe('--help and --version', () => {
+  it.each([
+    [['serve', '--help'], 'Usage: hedgerow serve [options]', '--data-dir <value>'],
+    [['admin', '--help'], 'Usage: hedgerow admin [options] [command]', 'projects'],
+    [['events', '--help'], 'Usage: hedgerow events [options] [command]', 'export'],
+    [['events', 'export', '--help'], 'Usage: hedgerow events export [options]', '--since <time>'],
+    [['admin', 'keys', 'create', '--help'], 'Usage: hedgerow admin keys create [options]', '--scopes <list>'],
+    [['--help'], 'Usage: hedgerow [options] [command]', 'serve'],
+  ])('%j prints usage and exits 0', async (args, usage, mention) => {
+    const r = await runCli(args);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toBe(usage);
+    expect(r.stdout).toContain(mention);
+  });
+
+  it('--version prints the package version', async () => {
+    const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version']);
+    expect([r.code, r.stdout.trim()]).toEqual([0, pkg.version]);
+  });
+});
+
+describe('bad configuration', () => {
+  const serve = (args: string[], env: Record<string, string> = {}) =>
+    runCli(['serve', ...args], { env: { HEDGEROW_DATA_DIR: makeTempDir(), HEDGEROW_PORT: '0', ...env } });
+
+  it('HEDGEROW_PORT=abc exits non-zero naming the setting', async () => {
+    const r = await serve([], { HEDGEROW_PORT: 'abc' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535\n');
+    expect(r.stdout).toBe('');
+  });
+
+  it('--workers 999 exits non-zero naming the flag', async () => {
+    const r = await serve(['--workers', '999']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  --workers="999": must be an integer between 0 and 256 (0 = one per core)\n');
+  });
+
+  it('lists every bad setting at once and never echoes a secret', async () => {
+    const r = await serve(['--workers', '999', '--http-backend', 'apache'], {
+      HEDGEROW_PORT: 'abc',
+      HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_short',
+    });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('hedgerow: invalid configuration (4 problems):');
+    expect(lines.slice(1).map((l) => l.trim().split(':')[0])).toEqual([
+      'HEDGEROW_PORT="abc"',
+      '--workers="999"',
+      '--http-backend="apache"',
+      'HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY=(value hidden)',
+    ]);
+    expect(r.stderr).not.toContain('phx_short');
+  });
+});
+
+describe('first start', () => {
+  it('without bootstrap keys, generates them and writes bootstrap-credentials.json readable only by its owner', async () => {
+    const d = await startDaemon({ backend: 'node', projectKey: null, personalKey: null });
+    const file = path.join(d.dataDir, 'bootstrap-credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const creds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(creds).toEqual({
+      project_id: 1,
+      project_api_key: expect.stringMatching(/^phc_[A-Za-z0-9_-]{43}$/),
+      personal_api_key: expect.stringMatching(/^phx_[A-Za-z0-9_-]{43}$/),
+      admin_email: 'admin@hedgerow.local',
+    });
+    const first = d.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('first start'));
+    expect(first).toMatchObject({
+      level: 'warn',
+      project_api_key: creds.project_api_key,
+      personal_api_key: creds.personal_api_key,
+      admin_email: 'admin@hedgerow.local',
+      credentials_file: file,
+    });
+
+    const keys = { baseUrl: d.baseUrl, projectKey: String(creds.project_api_key), personalKey: String(creds.personal_api_key) };
+    const id = uniqueId('generated');
+    const cap = await postJson(keys, '/batch/', { api_key: keys.projectKey, batch: [{ event: 'with generated key', distinct_id: id }] });
+    expect([cap.status, cap.json]).toEqual([200, OK]);
+    expect((await eventsOf(keys, id)).map((e) => e.event)).toEqual(['with generated key']);
+    expect(await d.stop()).toBe(0);
+
+    // A second start keeps the data and the file, and prints no keys.
+    const again = await restartDaemon(d);
+    expect(again.records().some((r) => typeof r.msg === 'string' && r.msg.startsWith('first start'))).toBe(false);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(creds);
+    expect((await eventsOf({ ...keys, baseUrl: again.baseUrl }, id)).map((e) => e.event)).toEqual(['with generated key']);
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('with bootstrap keys, uses them and does not print the personal key', async () => {
+    const d = await startDaemon({ backend: 'uws' });
+    const creds = JSON.parse(readFileSync(path.join(d.dataDir, 'bootstrap-credentials.json'), 'utf8')) as Record<string, unknown>;
+    expect(creds).toMatchObject({ project_api_key: d.projectKey, personal_api_key: d.personalKey });
+    expect(d.logs().join('\n')).not.toContain(d.personalKey);
+    // One request first: once it is answered the daemon has installed its signal handlers (see the
+    // "right after ready" lifecycle case for what happens otherwise).
+    expect((await send(d, '/_health')).status).toBe(200);
+    expect(await d.stop()).toBe(0);
+  });
+});
+
+describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
+  it('SIGTERM exits 0 with a "stopped" line, and the data reopens', async () => {
+    const d = await startDaemon({ backend });
+    const id = uniqueId('sigterm');
+    const uuid = randomUUID();
+    const cap = await postJson(d, '/batch/', { api_key: d.projectKey, batch: [{ uuid, event: 'before stop', distinct_id: id }] });
+    expect([cap.status, cap.json]).toEqual([200, OK]);
+
+    const stopping = Date.now();
+    expect(await d.stop('SIGTERM')).toBe(0);
+    // Idle keep-alive connections (fetch keeps one) must not hold the shutdown (default drain timeout 10 s).
+    expect(Date.now() - stopping).toBeLessThan(5000);
+    const msgs = d.records().map((r) => r.msg);
+    expect(msgs).toContain('stopped');
+    expect(d.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('stopping'))).toMatchObject({ signal: 'SIGTERM' });
+
+    const again = await restartDaemon(d);
+    expect((await eventsOf(again, id)).map((e) => e.id)).toEqual([uuid]);
+    expect(await again.stop('SIGINT')).toBe(0);
+    expect(again.records().map((r) => r.msg)).toContain('stopped');
+  });
+
+  it('answers a request in flight during SIGTERM, then exits 0', async () => {
+    const d = await startDaemon({ backend });
+    const id = uniqueId('inflight');
+    const uuid = randomUUID();
+    const body = Buffer.from(
+      JSON.stringify({ api_key: d.projectKey, batch: [{ uuid, event: 'in flight', distinct_id: id, properties: { pad: 'p'.repeat(5000) } }] }),
+    );
+    const half = Math.floor(body.length / 2);
+    const req = http.request({
+      host: '127.0.0.1',
+      port: d.port,
+      method: 'POST',
+      path: '/batch/',
+      headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+    });
+    const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      });
+      req.on('error', reject);
+    });
+    req.write(body.subarray(0, half));
+    await sleep(300); // the daemon has the headers and half of the body
+
+    const exit = d.stop('SIGTERM');
+    await sleep(300);
+    expect(d.exited).toBe(false); // waiting for the request
+    req.end(body.subarray(half));
+
+    const res = await answered;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual(OK);
+    expect(await exit).toBe(0);
+    expect(d.records().map((r) => r.msg)).toContain('stopped');
+
+    const again = await restartDaemon(d);
+    expect((await eventsOf(again, id)).map((e) => e.id)).toEqual([uuid]);
+    expect(await again.stop()).toBe(0);
+  });
+
+  it('a request that never finishes holds the shutdown only for HEDGEROW_SHUTDOWN_TIMEOUT_MS', async () => {
+    const d = await startDaemon({ backend, env: { HEDGEROW_SHUTDOWN_TIMEOUT_MS: '500' } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: d.port,
+      method: 'POST',
+      path: '/batch/',
+      headers: { 'content-type': 'application/json', 'content-length': '1000' },
+    });
+    const outcome = new Promise<string>((resolve) => {
+      req.on('response', (res) => resolve(`HTTP ${res.statusCode}`));
+      req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    });
+    req.write('{"api_key":');
+    await sleep(200);
+    const started = Date.now();
+    expect(await d.stop('SIGTERM')).toBe(0);
+    const ms = Date.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(450);
+    expect(ms).toBeLessThan(4000);
+    expect(d.records().find((r) => r.msg === 'shutdown timeout: closing with requests in flight')).toMatchObject({ in_flight: 1 });
+    expect(d.records().map((r) => r.msg)).toContain('stopped');
+    expect(await outcome).toBe('ECONNRESET');
+  });
+
+  it('SIGTERM sent the moment the "ready" line appears is a clean stop (exit 0, "stopped")', async () => {
+    // The race this checks is narrow, so it is tried several times.
+    const outcomes: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const d = await startDaemon({ backend });
+      d.child.kill('SIGTERM');
+      const code = await d.stop();
+      outcomes.push(`${code}/${d.child.signalCode ?? '-'}/${d.records().some((r) => r.msg === 'stopped') ? 'stopped' : 'no stopped line'}`);
+    }
+    expect(outcomes).toEqual(Array.from({ length: 8 }, () => '0/-/stopped'));
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * `GET /api/projects/:project_id/events/` with personal API keys: authentication, `@current`,
+ * unknown projects, order, filters, cursor pagination and scopes. Runs against both backends.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, newPersonalKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { errorBody, listEvents, OK, postJson, send, uniqueId, type ApiPage } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+describe.each(BACKENDS)('events API (%s backend)', (backend) => {
+  let d: DaemonHandle;
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend });
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+  });
+
+  const api = (path: string, headers: Record<string, string> = {}) => send(d, path, { headers });
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  async function capture(events: Array<Record<string, unknown>>): Promise<void> {
+    const r = await postJson(d, '/batch/', { api_key: d.projectKey, batch: events });
+    expect([r.status, r.json]).toEqual([200, OK]);
+  }
+
+  it('401 not_authenticated without a key', async () => {
+    const r = await api('/api/projects/1/events/');
+    expect(r.status).toBe(401);
+    expect(r.json).toEqual({
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
+    });
+  });
+
+  it('401 authentication_failed with an unknown key, in the header or the query string', async () => {
+    const header = await api('/api/projects/1/events/', bearer(newPersonalKey()));
+    expect([header.status, header.json]).toEqual([
+      401,
+      errorBody('authentication_error', 'authentication_failed', 'Personal API key found in request Authorization header is invalid.'),
+    ]);
+    const query = await api(`/api/projects/1/events/?personal_api_key=${newPersonalKey()}`);
+    expect([query.status, query.json]).toEqual([
+      401,
+      errorBody('authentication_error', 'authentication_failed', 'Personal API key found in request query string is invalid.'),
+    ]);
+    const projectKey = await api('/api/projects/1/events/', bearer(d.projectKey));
+    expect(projectKey.status).toBe(401);
+  });
+
+  it('accepts the key in the personal_api_key query parameter', async () => {
+    const r = await api(`/api/projects/1/events/?limit=1&personal_api_key=${d.personalKey}`);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ results: expect.any(Array) });
+  });
+
+  it('serves @current as the key owner’s current project', async () => {
+    const id = uniqueId('current');
+    const uuid = randomUUID();
+    await capture([{ uuid, event: 'current', distinct_id: id }]);
+    const r = await api(`/api/projects/@current/events/?distinct_id=${id}`, bearer(d.personalKey));
+    expect(r.status).toBe(200);
+    const page = r.json as ApiPage;
+    expect(page.next).toBeNull();
+    expect(page.results.map((e) => e.id)).toEqual([uuid]);
+  });
+
+  it('404 for a project that does not exist', async () => {
+    for (const project of ['999', 'abc']) {
+      const r = await api(`/api/projects/${project}/events/`, bearer(d.personalKey));
+      expect({ project, status: r.status, body: r.json }).toEqual({
+        project,
+        status: 404,
+        body: errorBody('invalid_request', 'not_found', 'Project not found.'),
+      });
+    }
+  });
+
+  it('lists newest first', async () => {
+    const id = uniqueId('order');
+    const uuids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const uuid = randomUUID();
+      uuids.push(uuid);
+      await capture([{ uuid, event: `order ${i}`, distinct_id: id }]);
+    }
+    const page = await listEvents(d, { distinct_id: id });
+    expect(page.results.map((e) => e.id)).toEqual([...uuids].reverse());
+    expect(page.next).toBeNull();
+  });
+
+  it('filters by event, distinct_id, after and before', async () => {
+    const a = uniqueId('filter-a');
+    const b = uniqueId('filter-b');
+    const jan = { uuid: randomUUID(), event: 'pageview', distinct_id: a, timestamp: '2024-01-10T00:00:00.000Z' };
+    const feb = { uuid: randomUUID(), event: 'signup', distinct_id: a, timestamp: '2024-02-10T00:00:00.000Z' };
+    const mar = { uuid: randomUUID(), event: 'pageview', distinct_id: a, timestamp: '2024-03-10T00:00:00.000Z' };
+    const other = { uuid: randomUUID(), event: 'pageview', distinct_id: b, timestamp: '2024-02-20T00:00:00.000Z' };
+    await capture([jan, feb, mar, other]);
+
+    const ids = async (q: Record<string, string>) => (await listEvents(d, q)).results.map((e) => e.id);
+    expect(await ids({ distinct_id: a })).toEqual([mar.uuid, feb.uuid, jan.uuid]);
+    expect(await ids({ distinct_id: b })).toEqual([other.uuid]);
+    expect(await ids({ distinct_id: a, event: 'pageview' })).toEqual([mar.uuid, jan.uuid]);
+    expect(await ids({ distinct_id: a, event: 'signup' })).toEqual([feb.uuid]);
+    expect(await ids({ distinct_id: a, after: '2024-01-15T00:00:00Z' })).toEqual([mar.uuid, feb.uuid]);
+    expect(await ids({ distinct_id: a, before: '2024-02-15T00:00:00Z' })).toEqual([feb.uuid, jan.uuid]);
+    expect(await ids({ distinct_id: a, after: '2024-01-15T00:00:00Z', before: '2024-03-01T00:00:00Z' })).toEqual([feb.uuid]);
+    // after/before are exclusive
+    expect(await ids({ distinct_id: a, after: '2024-02-10T00:00:00.000Z', before: '2024-03-10T00:00:00.000Z' })).toEqual([]);
+    expect(await ids({ event: 'pageview', after: '2024-02-15T00:00:00Z', before: '2024-02-25T00:00:00Z' })).toEqual([other.uuid]);
+    expect(await ids({ distinct_id: uniqueId('nobody') })).toEqual([]);
+  });
+
+  it('paginates with limit and an absolute next URL, every event exactly once', async () => {
+    const id = uniqueId('pages');
+    const sent: string[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const events = Array.from({ length: 5 }, (_, i) => ({ uuid: randomUUID(), event: `page ${batch}.${i}`, distinct_id: id }));
+      sent.push(...events.map((e) => e.uuid));
+      await capture(events);
+    }
+    let page = await listEvents(d, { distinct_id: id, limit: '7' });
+    const sizes = [page.results.length];
+    const seen = page.results.map((e) => e.id);
+    while (page.next !== null) {
+      expect(page.next.startsWith(`${d.baseUrl}/api/projects/1/events/?`)).toBe(true);
+      const next = new URL(page.next);
+      expect(next.searchParams.get('limit')).toBe('7');
+      expect(next.searchParams.get('distinct_id')).toBe(id);
+      expect(next.searchParams.get('cursor')).toBeTruthy();
+      const r = await send(d, next.pathname + next.search, { headers: bearer(d.personalKey) });
+      expect(r.status).toBe(200);
+      page = r.json as ApiPage;
+      sizes.push(page.results.length);
+      seen.push(...page.results.map((e) => e.id));
+    }
+    expect(sizes).toEqual([7, 7, 7, 4]);
+    expect(seen).toEqual([...sent].reverse());
+    expect(new Set(seen).size).toBe(25);
+  });
+
+  it('400 for a bad limit, cursor or date', async () => {
+    const h = bearer(d.personalKey);
+    const limit = await api('/api/projects/1/events/?limit=0', h);
+    expect([limit.status, limit.json]).toEqual([400, errorBody('validation_error', 'invalid_input', 'limit must be a positive integer', 'limit')]);
+    const cursor = await api('/api/projects/1/events/?cursor=nonsense', h);
+    expect([cursor.status, cursor.json]).toEqual([
+      400,
+      errorBody('validation_error', 'invalid_input', 'cursor is not one this server produced', 'cursor'),
+    ]);
+    const after = await api('/api/projects/1/events/?after=not-a-date', h);
+    expect([after.status, after.json]).toEqual([400, errorBody('validation_error', 'invalid_input', 'after must be an ISO-8601 date-time', 'after')]);
+  });
+
+  it('403 for a key without the query:read scope', async () => {
+    const created = await runCli([
+      'admin', 'keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', 'feature_flag:read', '--json', '--data-dir', d.dataDir,
+    ]);
+    expect(created.code).toBe(0);
+    const key = (JSON.parse(created.stdout) as { key: string; scopes: string[] });
+    expect(key.scopes).toEqual(['feature_flag:read']);
+    const r = await api('/api/projects/1/events/', bearer(key.key));
+    expect([r.status, r.json]).toEqual([
+      403,
+      errorBody('authentication_error', 'permission_denied', "API key missing required scope 'query:read'"),
+    ]);
+  });
+});

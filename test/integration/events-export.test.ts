@@ -1,0 +1,88 @@
+/**
+ * `hedgerow events export`: NDJSON of the whole log in ingest order, filtered by `--since`
+ * (ingest time) and `--project`, read while the daemon runs on the same data directory.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupDaemons, exportEvents, makeTempDir, newProjectKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { OK, postJson } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+describe('hedgerow events export', () => {
+  let d: DaemonHandle;
+  const early: string[] = [];
+  const lateP1: string[] = [];
+  const lateP2: string[] = [];
+  let since = '';
+
+  async function capture(token: string, names: string[]): Promise<string[]> {
+    const batch = names.map((name) => ({ uuid: randomUUID(), event: name, distinct_id: 'exporter', timestamp: '2020-01-01T00:00:00.000Z' }));
+    const r = await postJson(d, '/batch/', { api_key: token, batch });
+    expect([r.status, r.json]).toEqual([200, OK]);
+    return batch.map((e) => e.uuid);
+  }
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend: 'uws' });
+    const token2 = newProjectKey();
+    const created = await runCli(['admin', 'projects', 'create', '--name', 'Two', '--api-token', token2, '--data-dir', d.dataDir]);
+    expect(created.code).toBe(0);
+
+    early.push(...(await capture(d.projectKey, ['early 1', 'early 2'])));
+    early.push(...(await capture(token2, ['early p2'])));
+    await sleep(30);
+    since = new Date().toISOString();
+    await sleep(30);
+    lateP1.push(...(await capture(d.projectKey, ['late 1', 'late 2'])));
+    lateP2.push(...(await capture(token2, ['late p2 1', 'late p2 2'])));
+    lateP1.push(...(await capture(d.projectKey, ['late 3'])));
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+  });
+
+  it('exports every event once, oldest first, with its stored fields', async () => {
+    const all = await exportEvents(d.dataDir);
+    expect(all.map((e) => e.uuid)).toEqual([...early, ...lateP1.slice(0, 2), ...lateP2, ...lateP1.slice(2)]);
+    const first = all[0]!;
+    expect(first).toEqual({
+      uuid: early[0],
+      event: 'early 1',
+      distinct_id: 'exporter',
+      properties: { $ip: '127.0.0.1' },
+      timestamp: '2020-01-01T00:00:00.000Z',
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      project_id: 1,
+    });
+  });
+
+  it('--since keeps only events ingested at or after that time', async () => {
+    const late = await exportEvents(d.dataDir, ['--since', since]);
+    expect(late.map((e) => e.uuid)).toEqual([...lateP1.slice(0, 2), ...lateP2, ...lateP1.slice(2)]);
+    const none = await exportEvents(d.dataDir, ['--since', new Date(Date.now() + 60_000).toISOString()]);
+    expect(none).toEqual([]);
+  });
+
+  it('--project keeps one project, and combines with --since', async () => {
+    const p2 = await exportEvents(d.dataDir, ['--project', '2']);
+    expect(p2.map((e) => e.uuid)).toEqual([...early.slice(2), ...lateP2]);
+    expect(p2.every((e) => e.project_id === 2)).toBe(true);
+    const p1Late = await exportEvents(d.dataDir, ['--project', '1', '--since', since]);
+    expect(p1Late.map((e) => e.uuid)).toEqual(lateP1);
+    expect(await exportEvents(d.dataDir, ['--project', '99'])).toEqual([]);
+  });
+
+  it('refuses a bad --since or --project, and a directory without data', async () => {
+    const since = await runCli(['events', 'export', '--since', 'last tuesday', '--data-dir', d.dataDir]);
+    expect([since.code, since.stderr, since.stdout]).toEqual([2, 'hedgerow: --since must be an ISO-8601 date-time\n', '']);
+    const project = await runCli(['events', 'export', '--project', 'two', '--data-dir', d.dataDir]);
+    expect([project.code, project.stderr]).toEqual([2, 'hedgerow: --project must be an integer\n']);
+    const empty = makeTempDir();
+    const none = await runCli(['events', 'export', '--data-dir', empty]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/^hedgerow: no Hedgerow data in /);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * `/_health`, `/_readyz`, `/metrics` (Prometheus text) with exact counts after known traffic, and
+ * the answers for unknown paths and wrong methods. Runs against both HTTP backends.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { errorBody, OK, postJson, send, uniqueId } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+/** The value of one sample in Prometheus text; labels must match exactly (in any order). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got: Record<string, string> = {};
+    for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) got[k!] = v!;
+    if (JSON.stringify(Object.entries(got).sort()) === JSON.stringify(Object.entries(labels).sort())) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) => {
+  let d: DaemonHandle;
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend });
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+  });
+
+  async function metrics(): Promise<string> {
+    const r = await send(d, '/metrics');
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    return r.text;
+  }
+
+  it('/_health and /_readyz answer 200 once ready', async () => {
+    const health = await send(d, '/_health');
+    expect([health.status, health.json]).toEqual([200, { status: 'ok' }]);
+    const ready = await send(d, '/_readyz');
+    expect([ready.status, ready.json]).toEqual([200, { status: 'ready' }]);
+    const headHealth = await send(d, '/_health', { method: 'HEAD' });
+    expect([headHealth.status, headHealth.text]).toEqual([200, '']);
+  });
+
+  it('counts accepted and dropped events, batch sizes, commits and requests exactly', async () => {
+    const before = await metrics();
+    expect(sample(before, 'hedgerow_events_accepted_total')).toBe(0);
+    for (const reason of ['no_event_name', 'no_distinct_id', 'performance_event']) {
+      expect(sample(before, 'hedgerow_events_dropped_total', { reason })).toBe(0);
+    }
+
+    const id = uniqueId('metrics');
+    const ev = (name: string) => ({ event: name, distinct_id: id });
+    const bodies: Array<[string, unknown]> = [
+      ['/batch/', { api_key: d.projectKey, batch: [ev('a'), ev('b'), ev('c')] }],
+      ['/batch/', { api_key: d.projectKey, batch: [ev('d'), { distinct_id: id }, { event: 'no id' }, ev('e')] }],
+      ['/e/', [{ ...ev('f'), token: d.projectKey }, { ...ev('g'), token: d.projectKey }]],
+      ['/batch/', { api_key: d.projectKey, batch: [ev('$performance_event'), ev('h')] }],
+    ];
+    // One at a time: each request is then its own worker task and its own commit.
+    for (const [path, body] of bodies) {
+      const r = await postJson(d, path, body);
+      expect([r.status, r.json]).toEqual([200, OK]);
+    }
+    const refused = await postJson(d, '/batch/', { api_key: 'phc_notaknownkey123', batch: [ev('x')] });
+    expect(refused.status).toBe(401);
+
+    const text = await metrics();
+    expect(sample(text, 'hedgerow_events_accepted_total')).toBe(8);
+    expect(sample(text, 'hedgerow_events_dropped_total', { reason: 'no_event_name' })).toBe(1);
+    expect(sample(text, 'hedgerow_events_dropped_total', { reason: 'no_distinct_id' })).toBe(1);
+    expect(sample(text, 'hedgerow_events_dropped_total', { reason: 'performance_event' })).toBe(1);
+    expect(sample(text, 'hedgerow_batch_size_events_count')).toBe(4);
+    expect(sample(text, 'hedgerow_batch_size_events_sum')).toBe(3 + 4 + 2 + 1);
+    expect(sample(text, 'hedgerow_batch_size_events_bucket', { le: '2' })).toBe(2);
+    expect(sample(text, 'hedgerow_commit_latency_seconds_count')).toBe(4);
+    expect(sample(text, 'hedgerow_commit_latency_seconds_sum')).toBeGreaterThan(0);
+    expect(sample(text, 'hedgerow_pool_queue_depth')).toBe(0);
+    expect(sample(text, 'hedgerow_http_requests_total', { route: 'capture:/batch', method: 'POST', status: '200' })).toBe(3);
+    expect(sample(text, 'hedgerow_http_requests_total', { route: 'capture:/e', method: 'POST', status: '200' })).toBe(1);
+    expect(sample(text, 'hedgerow_http_requests_total', { route: 'capture:/batch', method: 'POST', status: '401' })).toBe(1);
+    expect(text).toMatch(/^# TYPE hedgerow_batch_size_events histogram$/m);
+    expect(text).toMatch(/^# TYPE hedgerow_commit_latency_seconds histogram$/m);
+    expect(text).toMatch(/^# TYPE hedgerow_pool_queue_depth gauge$/m);
+    expect(text).toMatch(/^hedgerow_process_resident_memory_bytes \d+/m);
+  });
+
+  it('answers an unknown path with a 404 JSON body', async () => {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['POST', '/api/nothing/here/'],
+      ['GET', '/batchx/'],
+    ] as const) {
+      const r = await send(d, path, { method, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect({ path, status: r.status, body: r.json }).toEqual({
+        path,
+        status: 404,
+        body: errorBody('invalid_request', 'not_found', 'Not found.'),
+      });
+      expect(r.headers.get('content-type')).toBe('application/json');
+    }
+    const text = await metrics();
+    expect(sample(text, 'hedgerow_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' })).toBe(2);
+  });
+
+  it('answers DELETE /batch/ and PUT /e with 405 and an Allow header', async () => {
+    for (const [method, path] of [
+      ['DELETE', '/batch/'],
+      ['PUT', '/e'],
+    ] as const) {
+      const r = await send(d, path, { method });
+      expect({ status: r.status, body: r.json }).toEqual({
+        status: 405,
+        body: errorBody('invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
+      });
+      expect(r.headers.get('allow')).toBe('GET, POST, OPTIONS');
+    }
+    const post = await send(d, '/_health', { method: 'POST', body: 'x' });
+    expect([post.status, post.json]).toEqual([405, errorBody('invalid_request', 'method_not_allowed', 'Method "POST" not allowed.')]);
+  });
+});
