@@ -18,7 +18,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { IngestPool } from './pool/ingest-pool.js';
 import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
-import { EventReader } from './store/event-log.js';
+import { EventReader, EventWriter } from './store/event-log.js';
 import { openStore, type StoreDatabases } from './store/open-store.js';
 
 export interface Daemon {
@@ -46,6 +46,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
+  const writer = new EventWriter(dbs);
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
@@ -83,6 +84,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
     batchWindowMs: config.batchWindowMs,
+    commit: (block) => writer.append(block),
     onStats: (s) => {
       metrics.recordIngest(s);
       if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {

@@ -1,6 +1,8 @@
 /**
- * Piscina task module. Runs the capture pipeline for a group of requests and appends their events
- * to the LMDB log in one group commit; answers only once the commit is durable.
+ * Piscina task module. Runs the CPU side of capture for a group of requests (decode, parse, token,
+ * project, validate, normalize, encode) and returns the accepted events as one encoded block. The
+ * main thread's single writer commits the blocks of every task that finishes in the same turn in
+ * one LMDB transaction, and answers the requests only after that commit.
  * A thin adapter: the logic lives in src/ingest (pure) and src/store.
  */
 import { workerData } from 'node:worker_threads';
@@ -11,16 +13,15 @@ import type { CaptureRequest } from '../src/ingest/types.js';
 import { MAX_EVENT_BYTES } from '../src/limits.js';
 import type { DropReason, IngestStats } from '../src/observability/metrics.js';
 import { AuthStore } from '../src/store/auth-store.js';
-import { EventWriter, encodeEvent } from '../src/store/event-log.js';
+import { encodeBlock, encodeEvent } from '../src/store/event-log.js';
 import { openStore } from '../src/store/open-store.js';
 import type { CaptureOutcome, CaptureTask, CaptureTaskResult, PoolTask, WorkerSetup } from '../src/pool/tasks.js';
 
 const setup = workerData as WorkerSetup;
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
-const writer = new EventWriter(dbs);
 
-export default async function run(task: PoolTask): Promise<CaptureTaskResult | 'pong'> {
+export default function run(task: PoolTask): CaptureTaskResult | 'pong' {
   if (task.kind === 'ping') return 'pong';
   return capture(task);
 }
@@ -31,7 +32,7 @@ interface Prepared {
   beacon: boolean;
 }
 
-async function capture(task: CaptureTask): Promise<CaptureTaskResult> {
+function capture(task: CaptureTask): CaptureTaskResult {
   const outcomes: CaptureOutcome[] = new Array(task.requests.length);
   const stats: IngestStats & { dropped: Record<DropReason, number> } = {
     accepted: 0,
@@ -49,26 +50,13 @@ async function capture(task: CaptureTask): Promise<CaptureTaskResult> {
       outcomes[i] = { ok: false, error: serializeError(asCatalogued(err)) };
     }
   }
-  if (toWrite.length > 0) {
-    // Every append is issued in this turn, so they share one LMDB transaction and one flush.
-    const started = performance.now();
-    const commits = toWrite.map((p) => writer.append(p.encoded));
-    const settled = await Promise.allSettled(commits);
-    stats.commitSeconds = (performance.now() - started) / 1000;
-    settled.forEach((s, k) => {
-      const p = toWrite[k] as Prepared;
-      if (s.status === 'fulfilled') {
-        outcomes[p.index] = { ok: true, status: p.beacon ? 204 : 200 };
-        stats.accepted += p.encoded.length;
-      } else {
-        outcomes[p.index] = {
-          ok: false,
-          error: serializeError(new HedgerowError('HR_STORE_FAILED', `Unable to store event: ${String(s.reason)}`)),
-        };
-      }
-    });
+  const block: Buffer[] = [];
+  for (const p of toWrite) {
+    for (const b of p.encoded) block.push(b);
+    outcomes[p.index] = { ok: true, status: p.beacon ? 204 : 200 };
+    stats.accepted += p.encoded.length;
   }
-  return { outcomes, stats };
+  return { outcomes, stats, block: block.length > 0 ? encodeBlock(block) : null };
 }
 
 function prepareOne(req: CaptureRequest, now: Date, stats: IngestStats & { dropped: Record<DropReason, number> }) {

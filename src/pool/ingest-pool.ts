@@ -1,9 +1,11 @@
 /**
  * The worker pool for CPU work (Piscina), with request grouping for capture: requests that arrive
- * together are sent to a worker as one task, so they share a Piscina round trip and one LMDB group
- * commit. Grouping adapts to load: a group is dispatched at the end of the current event-loop turn
- * (or after `batchWindowMs`), and while every worker slot is busy requests keep accumulating so the
- * next group is larger.
+ * together are sent to a worker as one task, so they share a Piscina round trip. Grouping adapts
+ * to load: a group is dispatched at the end of the current event-loop turn (or after
+ * `batchWindowMs`), and while every worker slot is busy requests keep accumulating so the next
+ * group is larger. A worker returns its task's events as one encoded block and is free at once;
+ * `commit` writes the block (the daemon's single writer: blocks returned in the same turn share
+ * one LMDB transaction) and the task's requests are answered when it resolves.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -22,6 +24,8 @@ export interface IngestPoolOptions {
   workers: number;
   tasksPerWorker: number;
   batchWindowMs: number;
+  /** Durably appends a block of encoded events; the requests are acknowledged once it resolves. */
+  commit: (block: Uint8Array) => Promise<unknown>;
   onStats: (stats: IngestStats) => void;
 }
 
@@ -116,20 +120,48 @@ export class IngestPool {
     const transferList = requests.map((r) => r.body.buffer).filter(ownsWholeBuffer(requests));
     this.piscina
       .run({ kind: 'capture', requests }, { transferList })
-      .then((result) => {
-        const r = result as CaptureTaskResult;
-        this.opts.onStats(r.stats);
-        group.forEach((p, i) => p.resolve(r.outcomes[i] as CaptureOutcome));
-      })
-      .catch((err: unknown) => {
-        const error = new HedgerowError('HR_STORE_FAILED', `worker failed: ${(err as Error)?.message ?? String(err)}`);
-        for (const p of group) p.resolve({ ok: false, error: { hedgerowCode: error.hedgerowCode, detail: error.message, attr: null } });
-      })
-      .finally(() => {
-        this.inFlightTasks--;
-        if (this.pending.length > 0) this.flush();
-      });
+      .then(
+        (result) => {
+          this.release();
+          return this.settle(group, result as CaptureTaskResult);
+        },
+        (err: unknown) => {
+          this.release();
+          const error = storeFailed(`worker failed: ${(err as Error)?.message ?? String(err)}`);
+          for (const p of group) p.resolve(error);
+        },
+      );
   }
+
+  /** Frees the slot as soon as the worker is done, so CPU work goes on while the commit is in flight. */
+  private release(): void {
+    this.inFlightTasks--;
+    if (this.pending.length > 0) this.flush();
+  }
+
+  private async settle(group: Pending[], r: CaptureTaskResult): Promise<void> {
+    let failure: CaptureOutcome | undefined;
+    if (r.block) {
+      const started = performance.now();
+      try {
+        await this.opts.commit(r.block);
+      } catch (err) {
+        failure = storeFailed(`Unable to store event: ${(err as Error)?.message ?? String(err)}`);
+      }
+      r.stats.commitSeconds = (performance.now() - started) / 1000;
+    }
+    if (failure) r.stats.accepted = 0;
+    this.opts.onStats(r.stats);
+    group.forEach((p, i) => {
+      const outcome = r.outcomes[i] as CaptureOutcome;
+      p.resolve(failure && outcome.ok ? failure : outcome);
+    });
+  }
+}
+
+function storeFailed(detail: string): CaptureOutcome {
+  const e = new HedgerowError('HR_STORE_FAILED', detail);
+  return { ok: false, error: { hedgerowCode: e.hedgerowCode, detail: e.message, attr: e.attr } };
 }
 
 /** Only buffers a body owns entirely can be moved to the worker; the rest are copied. */

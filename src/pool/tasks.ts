@@ -24,6 +24,9 @@ export type PoolTask = CaptureTask | PingTask;
 export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
 
 export interface CaptureTaskResult {
+  /** Per request; an `ok` outcome holds only once `block` is committed. */
   outcomes: CaptureOutcome[];
   stats: IngestStats;
+  /** The accepted events of every request, encoded as one event-log block; null when none. */
+  block: Uint8Array | null;
 }
