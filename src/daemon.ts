@@ -84,6 +84,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
     batchWindowMs: config.batchWindowMs,
+    auth,
     commit: (block) => writer.append(block),
     onStats: (s) => {
       metrics.recordIngest(s);
