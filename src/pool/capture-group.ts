@@ -15,12 +15,6 @@ import type { AuthStore } from '../store/auth-store.js';
 import { encodeBlock, encodeEvent } from '../store/event-log.js';
 import type { CaptureOutcome, CaptureTaskResult } from './tasks.js';
 
-interface Prepared {
-  index: number;
-  encoded: Buffer[];
-  beacon: boolean;
-}
-
 export function runCaptureGroup(
   requests: readonly CaptureRequest[],
   auth: AuthStore,
@@ -33,21 +27,17 @@ export function runCaptureGroup(
     batchSizes: [],
   };
   const now = new Date();
-  const toWrite: Prepared[] = [];
+  const block: Buffer[] = [];
   for (let i = 0; i < requests.length; i++) {
     try {
+      // A request's events join the block only once all of them are valid.
       const p = prepareOne(requests[i] as CaptureRequest, now, stats, auth, maxDecompressedBytes);
-      if (p.encoded.length === 0) outcomes[i] = { ok: true, status: p.beacon ? 204 : 200 };
-      else toWrite.push({ ...p, index: i });
+      for (const b of p.encoded) block.push(b);
+      stats.accepted += p.encoded.length;
+      outcomes[i] = { ok: true, status: p.beacon ? 204 : 200 };
     } catch (err) {
       outcomes[i] = { ok: false, error: serializeError(asCatalogued(err)) };
     }
-  }
-  const block: Buffer[] = [];
-  for (const p of toWrite) {
-    for (const b of p.encoded) block.push(b);
-    outcomes[p.index] = { ok: true, status: p.beacon ? 204 : 200 };
-    stats.accepted += p.encoded.length;
   }
   return { outcomes, stats, block: block.length > 0 ? encodeBlock(block) : null };
 }

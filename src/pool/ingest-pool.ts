@@ -24,8 +24,12 @@ import type { CaptureOutcome, CaptureTaskResult, PoolTask, WorkerSetup } from '.
 const INLINE_MAX_BYTES = 4096;
 /** A group stops growing at this many requests: ~40 µs of round trip shared by enough work. */
 const MAX_REQUESTS_PER_TASK = 128;
-/** … or at this many body bytes, so one task does not hold a worker for long. */
-const MAX_BYTES_PER_TASK = 1024 * 1024;
+/**
+ * … or at about this many bytes of decoded payload (~400 events, ~1-2 ms of CPU), so requests do
+ * not queue behind one long task. Counting compressed bytes instead made gzip tasks ~18x larger
+ * than intended (measured: 7 ms tasks, and /batch/ throughput 10% lower).
+ */
+const MAX_WORK_BYTES_PER_TASK = 256 * 1024;
 
 export interface IngestPoolOptions {
   setup: WorkerSetup;
@@ -41,6 +45,8 @@ export interface IngestPoolOptions {
 
 interface Pending {
   req: CaptureRequest;
+  /** Estimated decoded size, the measure of the CPU work the request costs. */
+  work: number;
   resolve: (o: CaptureOutcome) => void;
 }
 
@@ -48,7 +54,7 @@ export class IngestPool {
   private readonly piscina: Piscina<PoolTask, CaptureTaskResult | 'pong'>;
   private readonly capacity: number;
   private pending: Pending[] = [];
-  private pendingBytes = 0;
+  private pendingWork = 0;
   private scheduled = false;
   private inFlightTasks = 0;
   private inline: Pending[] = [];
@@ -84,14 +90,15 @@ export class IngestPool {
 
   submit(req: CaptureRequest): Promise<CaptureOutcome> {
     return new Promise((resolve) => {
+      const work = estimatedWork(req);
       if (runsInline(req)) {
-        this.inline.push({ req, resolve });
+        this.inline.push({ req, work, resolve });
         this.scheduleInline();
         return;
       }
-      this.pending.push({ req, resolve });
-      this.pendingBytes += req.body.byteLength;
-      if (this.pending.length >= MAX_REQUESTS_PER_TASK || this.pendingBytes >= MAX_BYTES_PER_TASK) this.flush();
+      this.pending.push({ req, work, resolve });
+      this.pendingWork += work;
+      if (this.pending.length >= MAX_REQUESTS_PER_TASK || this.pendingWork >= MAX_WORK_BYTES_PER_TASK) this.flush();
       else this.schedule();
     });
   }
@@ -138,14 +145,14 @@ export class IngestPool {
   }
 
   private takeGroup(): Pending[] {
-    let bytes = 0;
+    let work = 0;
     let n = 0;
-    while (n < this.pending.length && n < MAX_REQUESTS_PER_TASK && (n === 0 || bytes < MAX_BYTES_PER_TASK)) {
-      bytes += (this.pending[n] as Pending).req.body.byteLength;
+    while (n < this.pending.length && n < MAX_REQUESTS_PER_TASK && (n === 0 || work < MAX_WORK_BYTES_PER_TASK)) {
+      work += (this.pending[n] as Pending).work;
       n++;
     }
     const group = this.pending.splice(0, n);
-    this.pendingBytes -= bytes;
+    this.pendingWork -= work;
     return group;
   }
 
@@ -197,6 +204,18 @@ export class IngestPool {
 function storeFailed(detail: string): CaptureOutcome {
   const e = new HedgerowError('HR_STORE_FAILED', detail);
   return { ok: false, error: { hedgerowCode: e.hedgerowCode, detail: e.message, attr: e.attr } };
+}
+
+/**
+ * Decoded size of the body: for gzip, the size its trailer records (ISIZE, exact for the single-member
+ * bodies SDKs send, capped at 20x so a lying trailer cannot distort grouping); else the body size.
+ */
+function estimatedWork(req: CaptureRequest): number {
+  const b = req.body;
+  const n = b.byteLength;
+  if (n < 18 || b[0] !== 0x1f || b[1] !== 0x8b) return n + req.query.length;
+  const isize = (b[n - 4] as number) | ((b[n - 3] as number) << 8) | ((b[n - 2] as number) << 16) | ((b[n - 1] as number) * 2 ** 24);
+  return Math.min(isize, n * 20);
 }
 
 function runsInline(req: CaptureRequest): boolean {

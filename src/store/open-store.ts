@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { SyncMode } from '../config/schema.js';
 
 /** Bumped when the on-disk layout changes; `migrate` moves older directories forward. */
@@ -32,7 +32,7 @@ export interface OpenStoreOptions {
 
 export function openStore(opts: OpenStoreOptions): StoreDatabases {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const root = open({
+  const options: RootDatabaseOptionsWithPath & { noReadAhead?: boolean } = {
     path: path.join(opts.dataDir, 'hedgerow.mdb'),
     maxDbs: 32,
     // 1 TiB of address space: LMDB only maps it, the file grows as data is written.
@@ -41,7 +41,12 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     // 'async': acknowledge at commit (visible to all readers), flush to disk right after.
     separateFlushed: opts.sync === 'async',
     readOnly: opts.readOnly ?? false,
-  });
+    // Appends and point reads gain nothing from read-ahead; without it fewer file pages are
+    // mapped into the process (measured: ~20% less file-backed memory after a benchmark).
+    // (lmdb-js supports the option; its typings do not list it.)
+    noReadAhead: true,
+  };
+  const root = open(options);
   const dbs: StoreDatabases = {
     root,
     events: root.openDB<Buffer, EventKey>('events', { encoding: 'binary', keyEncoding: 'ordered-binary' }),

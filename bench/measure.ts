@@ -1,0 +1,124 @@
+/**
+ * One measurement: wrk against one server for one scenario, with the server's and wrk's CPU
+ * sampled over the run and, for the daemon, its /metrics counters checked against what wrk saw.
+ */
+import path from 'node:path';
+import { CpuSampler, memory, type CpuUsage, type Memory } from './proc-sampler.js';
+import { ROOT, scrapeCounters, settledCounters, type DaemonCounters, type Server } from './servers.js';
+import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
+
+export type ScenarioName = 'capture' | 'batch';
+export type Target = 'ceiling' | 'daemon';
+
+export interface Scenario {
+  name: ScenarioName;
+  path: string;
+  script: string;
+  /** The body file the Lua script loads. */
+  body: string;
+  eventsPerRequest: number;
+}
+
+export interface DaemonCheck {
+  /** wrk's completed requests × events per request. */
+  expectedEvents: number;
+  /** Delta of hedgerow_events_accepted_total once the daemon went quiet. */
+  acceptedEvents: number;
+  /** accepted − expected: requests still in flight when wrk stopped (0 ≤ slack ≤ connections × events). */
+  slackEvents: number;
+  droppedEvents: number;
+  /** Capture answers by status, as the daemon counted them (delta). */
+  statuses: Record<string, number>;
+}
+
+export interface Run {
+  scenario: ScenarioName;
+  target: Target;
+  round: number;
+  wrk: WrkResult;
+  /**
+   * In % of one core, over the run. `otherPct` is what the rest of the machine used (this runner,
+   * other programs): on a shared machine it says how much of the noise was someone else.
+   */
+  cpu: { server: CpuUsage | undefined; wrk: CpuUsage | undefined; machineIdlePct: number; otherPct: number };
+  check: DaemonCheck | undefined;
+  /** The daemon's memory once the run settled (its file-backed part grows with the LMDB data). */
+  memory: Memory | undefined;
+  /** Anything that makes the number unusable: socket errors, bad statuses, missing events. */
+  problems: string[];
+}
+
+export function wrkScript(name: ScenarioName): string {
+  return path.join(ROOT, 'bench', 'wrk', `${name}.lua`);
+}
+
+export async function measure(
+  server: Server,
+  target: Target,
+  scenario: Scenario,
+  settings: WrkSettings,
+  round: number,
+): Promise<Run> {
+  const before = target === 'daemon' ? await reach(server, () => scrapeCounters(server.port)) : undefined;
+  const url = `http://127.0.0.1:${server.port}${scenario.path}`;
+  const wrk = startWrk(url, scenario.script, [scenario.body], settings);
+  const sampler = new CpuSampler(() => [server.pid, wrk.child.pid ?? -1]);
+  sampler.start();
+  let result: WrkResult;
+  try {
+    result = await reach(server, () => wrk.done);
+  } finally {
+    sampler.stop();
+  }
+  const problems: string[] = [];
+  if (failures(result) > 0) {
+    problems.push(`wrk saw errors ${JSON.stringify(result.errors)}, non-2xx/3xx ${result.non2xx3xx}`);
+  }
+  let check: DaemonCheck | undefined;
+  if (before) {
+    const after = await reach(server, () => settledCounters(server.port));
+    check = compare(before, after, result.requests, scenario.eventsPerRequest);
+    const maxSlack = settings.connections * scenario.eventsPerRequest;
+    if (check.slackEvents < 0 || check.slackEvents > maxSlack) {
+      problems.push(`daemon accepted ${check.acceptedEvents} events, wrk completed ${check.expectedEvents} (slack allowed 0..${maxSlack})`);
+    }
+    if (check.droppedEvents > 0) problems.push(`daemon dropped ${check.droppedEvents} events`);
+    const bad = Object.entries(check.statuses).filter(([status]) => status !== '200');
+    if (bad.length > 0) problems.push(`daemon answered non-200 statuses ${JSON.stringify(Object.fromEntries(bad))}`);
+  }
+  const serverCpu = sampler.usage(server.pid);
+  const wrkCpu = sampler.usage(wrk.child.pid ?? -1);
+  const otherPct = Math.max(0, sampler.machineBusy() - (serverCpu?.total ?? 0) - (wrkCpu?.total ?? 0));
+  return {
+    scenario: scenario.name,
+    target,
+    round,
+    wrk: result,
+    cpu: { server: serverCpu, wrk: wrkCpu, machineIdlePct: sampler.machineIdle(), otherPct },
+    check,
+    memory: target === 'daemon' ? memory(server.pid) : undefined,
+    problems,
+  };
+}
+
+/** Runs `step`; if it fails because the server died (crash, or killed by someone else), says so. */
+async function reach<T>(server: Server, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+    await new Promise((r) => setTimeout(r, 300)); // let a death be noticed (the exit event comes later)
+    throw new Error(`${server.name} on port ${server.port}: ${cause}${server.died() ? `\n${server.died()}` : ''}`);
+  }
+}
+
+function compare(a: DaemonCounters, b: DaemonCounters, requests: number, eventsPerRequest: number): DaemonCheck {
+  const statuses: Record<string, number> = {};
+  for (const [status, n] of b.byStatus) {
+    const d = n - (a.byStatus.get(status) ?? 0);
+    if (d > 0) statuses[status] = d;
+  }
+  const expectedEvents = requests * eventsPerRequest;
+  const acceptedEvents = b.accepted - a.accepted;
+  return { expectedEvents, acceptedEvents, slackEvents: acceptedEvents - expectedEvents, droppedEvents: b.dropped - a.dropped, statuses };
+}

@@ -1,0 +1,59 @@
+/**
+ * Summarizes V8 .cpuprofile files (from `npm run bench -- --cpu-prof <dir>`, one per thread):
+ * share of samples per function (self time) and per source file, idle and GC included.
+ * Usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N]
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples?: number[];
+  startTime: number;
+  endTime: number;
+}
+
+function where(url: string): string {
+  if (url === '') return '';
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1] as string;
+  if (url.startsWith('node:')) return url;
+  return path.relative(process.cwd(), url.replace(/^file:\/\//, ''));
+}
+
+function summarize(file: string, top: number): void {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const hits = new Map<number, number>();
+  for (const id of p.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
+  const total = p.samples?.length ?? 0;
+  const fns = new Map<string, number>();
+  const files = new Map<string, number>();
+  for (const [id, n] of hits) {
+    const cf = (byId.get(id) as ProfileNode).callFrame;
+    const loc = where(cf.url);
+    const fn = `${cf.functionName || '(anonymous)'}${loc ? ` ${loc}:${cf.lineNumber + 1}` : ''}`;
+    fns.set(fn, (fns.get(fn) ?? 0) + n);
+    const f = loc || cf.functionName; // (idle), (program), (garbage collector) have no url
+    files.set(f, (files.get(f) ?? 0) + n);
+  }
+  const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)}%`;
+  const list = (m: Map<string, number>) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, n]) => `  ${pct(n)}  ${k}`).join('\n');
+  console.log(`${path.basename(file)}: ${total} samples over ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s`);
+  console.log(`by file/package:\n${list(files)}\nby function (self):\n${list(fns)}\n`);
+}
+
+const args = process.argv.slice(2);
+const topAt = args.indexOf('--top');
+const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 15;
+if (args.length === 0) {
+  console.error('usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N]');
+  process.exit(2);
+}
+for (const f of args) summarize(f, top);

@@ -1,0 +1,181 @@
+/**
+ * Turns the runs into medians with their spread (min–max over rounds), the daemon/ceiling ratio
+ * per round, a saturation verdict, the target checks, and a compact table.
+ */
+import type { Memory } from './proc-sampler.js';
+import type { Run, ScenarioName, Target } from './measure.js';
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export function spread(values: number[]): Spread {
+  const v = [...values].sort((a, b) => a - b);
+  if (v.length === 0) return { median: NaN, min: NaN, max: NaN };
+  const mid = Math.floor(v.length / 2);
+  const median = v.length % 2 ? (v[mid] as number) : ((v[mid - 1] as number) + (v[mid] as number)) / 2;
+  return { median, min: v[0] as number, max: v[v.length - 1] as number };
+}
+
+/** A run during which other programs used this much of a core is not comparable (shared machine). */
+export const NOISY_OTHER_PCT = 20;
+
+export function isNoisy(run: Run): boolean {
+  return run.cpu.otherPct >= NOISY_OTHER_PCT;
+}
+
+/**
+ * What limited a run (STYLE.md #5: a rate is only quotable if something was saturated): the
+ * server's main thread (uWS loop) and/or wrk at ≥ 90% of a core, else every core busy.
+ * "none" means the server waited (on commits, on the pool) with CPU to spare: the rate is
+ * latency-bound, and the idle% column says how much CPU was left.
+ */
+export function saturation(run: Run): string {
+  const limits = [
+    ...((run.cpu.server?.main ?? 0) >= 90 ? ['server main thread'] : []),
+    ...((run.cpu.wrk?.total ?? 0) >= 90 ? ['wrk'] : []),
+  ];
+  if (limits.length > 0) return limits.join(' + ');
+  return run.cpu.machineIdlePct < 10 ? 'all cores busy' : 'none (CPU idle)';
+}
+
+export interface ScenarioSummary {
+  scenario: ScenarioName;
+  eventsPerRequest: number;
+  /** Runs the figures use, of all runs: noisy ones are left out while a quiet one remains. */
+  used: Record<Target, { used: number; total: number }>;
+  rps: Record<Target, Spread>;
+  eventsPerSecond: Record<Target, Spread>;
+  /** daemon ÷ ceiling, paired by round, over rounds where neither run was noisy (if any). */
+  ratio: Spread;
+  ratioPairs: { used: number; total: number };
+  p50Ms: Record<Target, Spread>;
+  p99Ms: Record<Target, Spread>;
+  cpu: Record<Target, { serverPct: Spread; mainPct: Spread; busiestOtherPct: Spread; wrkPct: Spread; idlePct: Spread; otherPct: Spread }>;
+  saturation: Record<Target, string[]>;
+  /** Events the daemon accepted beyond wrk's count, per round (requests in flight at the end). */
+  slackEvents: number[];
+}
+
+/** The quiet runs if there are any, else all of them. */
+function preferQuiet(runs: Run[]): Run[] {
+  const quiet = runs.filter((r) => !isNoisy(r));
+  return quiet.length > 0 ? quiet : runs;
+}
+
+export function summarize(runs: Run[], scenario: ScenarioName, eventsPerRequest: number): ScenarioSummary {
+  const all = (t: Target) => runs.filter((r) => r.scenario === scenario && r.target === t);
+  const of = (t: Target) => preferQuiet(all(t));
+  const by = <T>(f: (t: Target) => T): Record<Target, T> => ({ ceiling: f('ceiling'), daemon: f('daemon') });
+  const pairs = all('daemon').flatMap((d) => {
+    const c = all('ceiling').find((x) => x.round === d.round);
+    return c ? [{ d, c, quiet: !isNoisy(d) && !isNoisy(c) }] : [];
+  });
+  const quietPairs = pairs.filter((p) => p.quiet);
+  const usedPairs = quietPairs.length > 0 ? quietPairs : pairs;
+  return {
+    scenario,
+    eventsPerRequest,
+    used: by((t) => ({ used: of(t).length, total: all(t).length })),
+    rps: by((t) => spread(of(t).map((r) => r.wrk.requestsPerSecond))),
+    eventsPerSecond: by((t) => spread(of(t).map((r) => r.wrk.requestsPerSecond * eventsPerRequest))),
+    ratio: spread(usedPairs.map((p) => p.d.wrk.requestsPerSecond / p.c.wrk.requestsPerSecond)),
+    ratioPairs: { used: usedPairs.length, total: pairs.length },
+    p50Ms: by((t) => spread(of(t).map((r) => r.wrk.latencyMs.p50))),
+    p99Ms: by((t) => spread(of(t).map((r) => r.wrk.latencyMs.p99))),
+    cpu: by((t) => ({
+      serverPct: spread(of(t).map((r) => r.cpu.server?.total ?? NaN)),
+      mainPct: spread(of(t).map((r) => r.cpu.server?.main ?? NaN)),
+      busiestOtherPct: spread(of(t).map((r) => r.cpu.server?.busiestOthers[0] ?? 0)),
+      wrkPct: spread(of(t).map((r) => r.cpu.wrk?.total ?? NaN)),
+      idlePct: spread(of(t).map((r) => r.cpu.machineIdlePct)),
+      otherPct: spread(of(t).map((r) => r.cpu.otherPct)),
+    })),
+    saturation: by((t) => of(t).map(saturation)),
+    slackEvents: all('daemon').map((r) => r.check?.slackEvents ?? NaN),
+  };
+}
+
+/** "none (CPU idle) ×2, all cores busy" */
+function tally(labels: string[]): string {
+  const counts = new Map<string, number>();
+  for (const l of labels) counts.set(l, (counts.get(l) ?? 0) + 1);
+  return [...counts].map(([l, n]) => (n > 1 ? `${l} ×${n}` : l)).join(', ');
+}
+
+const num = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
+const fmt = (s: Spread, digits = 0) => `${num(s.median, digits)} [${num(s.min, digits)}–${num(s.max, digits)}]`;
+
+export function table(summaries: ScenarioSummary[]): string {
+  const head = ['scenario', 'server', 'runs', 'req/s median [min–max]', 'events/s median', 'p50 ms', 'p99 ms', 'server CPU% (main / busiest other)', 'wrk CPU%', 'others%', 'idle%', 'limit'];
+  const rows: string[][] = [head];
+  for (const s of summaries) {
+    for (const t of ['ceiling', 'daemon'] as const) {
+      const cpu = s.cpu[t];
+      rows.push([
+        `${s.scenario} (${s.eventsPerRequest} ev)`,
+        t,
+        `${s.used[t].used}/${s.used[t].total}`,
+        fmt(s.rps[t]),
+        num(s.eventsPerSecond[t].median),
+        fmt(s.p50Ms[t], 2),
+        fmt(s.p99Ms[t], 2),
+        `${num(cpu.serverPct.median)} (${num(cpu.mainPct.median)} / ${num(cpu.busiestOtherPct.median)})`,
+        num(cpu.wrkPct.median),
+        num(cpu.otherPct.median),
+        num(cpu.idlePct.median),
+        tally(s.saturation[t]),
+      ]);
+    }
+    rows.push(['', 'ratio', `${s.ratioPairs.used}/${s.ratioPairs.total}`, `${fmt(s.ratio, 3)} daemon/ceiling`]);
+  }
+  const legend =
+    `runs: used/measured; a run is left out when other programs used ≥ ${NOISY_OTHER_PCT}% of a core during it ` +
+    '(a ratio only from rounds where both runs were quiet), unless no quiet run remains.';
+  const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n${legend}`;
+}
+
+export interface TargetCheck {
+  name: string;
+  value: string;
+  pass: boolean;
+}
+
+export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const capture = summaries.find((s) => s.scenario === 'capture');
+  const batch = summaries.find((s) => s.scenario === 'batch');
+  if (capture) {
+    out.push({ name: '/capture/ daemon/ceiling ≥ 0.5', value: fmt(capture.ratio, 3), pass: capture.ratio.median >= 0.5 });
+    out.push({ name: '/capture/ p99 < 5 ms', value: `${fmt(capture.p99Ms.daemon, 2)} ms`, pass: capture.p99Ms.daemon.median < 5 });
+  }
+  if (batch) {
+    const eps = batch.eventsPerSecond.daemon;
+    out.push({ name: '/batch/ ≥ 400,000 events/s', value: fmt(eps), pass: eps.median >= 400_000 });
+  }
+  if (mem) {
+    out.push({
+      name: 'daemon RSS < 300 MiB',
+      value: `${mem.rssMiB} MiB now (anon ${mem.anonMiB}, file ${mem.fileMiB}), peak ${mem.hwmMiB} MiB`,
+      pass: mem.rssMiB < 300,
+    });
+  }
+  return out;
+}
+
+/** STYLE.md #5 in words: which daemon rates were not bound by any saturated resource. */
+export function saturationNotes(summaries: ScenarioSummary[]): string[] {
+  return summaries.flatMap((s) => {
+    const idle = s.saturation.daemon.filter((l) => l.startsWith('none')).length;
+    if (idle === 0) return [];
+    const range = s.cpu.daemon.idlePct;
+    return [
+      `NOTE  daemon ${s.scenario}: ${idle}/${s.saturation.daemon.length} runs saturated nothing (CPU ${range.min.toFixed(0)}–${range.max.toFixed(0)}% idle): ` +
+        'the rate is bound by latency (commits, thread hops) with a fixed number of closed-loop connections, not by CPU',
+    ];
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * The two servers under load, each in its own process: the daemon (`node dist/src/cli/main.js
+ * serve` on a random port and a fresh data directory) and the ack-only ceiling
+ * (dist/bench/ack-server.js). Both announce their port as a JSON line on stdout.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { BENCH_API_KEY } from './payloads.js';
+
+/** The repository root, from dist/bench/servers.js. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+
+export interface Server {
+  readonly name: string;
+  readonly pid: number;
+  readonly port: number;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  /** Why the process is gone ("exit code 1", "signal SIGKILL") and its last lines; undefined while it runs. */
+  died(): string | undefined;
+}
+
+type LogLine = Record<string, unknown> & { msg?: string };
+
+/** Every server process still running, so an interrupted run does not leave them behind. */
+const live = new Set<ChildProcess>();
+
+/** For a signal handler: kills every server this process started, at once. */
+export function killServers(): void {
+  for (const child of live) child.kill('SIGKILL');
+}
+
+/** Spawns `node <args>` and resolves once `portOf` finds the port in the JSON lines seen so far. */
+function spawnNode(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  portOf: (lines: LogLine[]) => number | undefined,
+): Promise<Server> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  const lines: LogLine[] = [];
+  const tail: string[] = []; // last lines of output, for error messages
+  const keep = (l: string) => {
+    tail.push(l);
+    if (tail.length > 20) tail.shift();
+  };
+  child.stderr?.on('data', (d: Buffer) => keep(d.toString().trimEnd()));
+  return new Promise<Server>((resolve, reject) => {
+    const timer = setTimeout(() => fail(`no ready line within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start: ${why}\n${tail.join('\n')}`));
+    };
+    const onEarlyExit = (code: number | null) => fail(`exited with ${code}`);
+    child.on('exit', onEarlyExit);
+    let started = false;
+    // Keep draining stdout for the whole run: a full pipe would block the daemon's synchronous logger.
+    createInterface({ input: child.stdout! }).on('line', (l) => {
+      keep(l);
+      if (started) return;
+      try {
+        lines.push(JSON.parse(l) as LogLine);
+      } catch {
+        return;
+      }
+      const port = portOf(lines);
+      if (port === undefined) return;
+      started = true;
+      clearTimeout(timer);
+      child.off('exit', onEarlyExit);
+      let exit: string | undefined;
+      child.on('exit', (code, signal) => (exit = signal ? `signal ${signal}` : `exit code ${code}`));
+      const died = () => (exit === undefined ? undefined : `${name} exited (${exit}); its last output:\n${tail.join('\n')}`);
+      resolve({ name, pid: child.pid!, port, stop: (graceMs) => stopChild(child, graceMs), died });
+    });
+  });
+}
+
+function stopChild(child: ChildProcess, graceMs = 15_000): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', (code) => {
+      clearTimeout(kill);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function startAckServer(): Promise<Server> {
+  return spawnNode('ack-server', ['dist/bench/ack-server.js'], process.env, (lines) => {
+    const l = lines.find((x) => x.msg === 'listening');
+    return typeof l?.port === 'number' ? l.port : undefined;
+  });
+}
+
+export interface DaemonSettings {
+  dataDir: string;
+  sync: string;
+  /** Node flags before the script, e.g. --cpu-prof (which NODE_OPTIONS does not accept). */
+  nodeArgs: string[];
+}
+
+/**
+ * The daemon as `npm start` would run it, on its uWS backend. HEDGEROW_WORKERS,
+ * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass through from the
+ * environment.
+ */
+export function startDaemon(s: DaemonSettings): Promise<Server> {
+  const env = {
+    ...process.env,
+    HEDGEROW_PORT: '0',
+    HEDGEROW_HOST: '127.0.0.1',
+    HEDGEROW_DATA_DIR: s.dataDir,
+    HEDGEROW_SYNC: s.sync,
+    HEDGEROW_HTTP_BACKEND: 'uws',
+    HEDGEROW_LOG_LEVEL: 'info',
+    HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: BENCH_API_KEY,
+  };
+  return spawnNode('daemon', [...s.nodeArgs, 'dist/src/cli/main.js', 'serve'], env, (lines) => {
+    const listening = lines.find((x) => x.msg?.startsWith('listening on http://'));
+    const ready = lines.some((x) => x.msg === 'ready');
+    return ready && typeof listening?.port === 'number' ? listening.port : undefined;
+  });
+}
+
+export interface DaemonCounters {
+  accepted: number;
+  dropped: number;
+  /** hedgerow_http_requests_total summed by status. */
+  byStatus: Map<string, number>;
+}
+
+/** Reads the counters the runner checks against wrk from GET /metrics. */
+export async function scrapeCounters(port: number): Promise<DaemonCounters> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const c: DaemonCounters = { accepted: 0, dropped: 0, byStatus: new Map() };
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
+    if (!m) continue;
+    const [, name, labels = '', value] = m;
+    if (name === 'hedgerow_events_accepted_total') c.accepted += Number(value);
+    else if (name === 'hedgerow_events_dropped_total') c.dropped += Number(value);
+    else if (name === 'hedgerow_http_requests_total' && labels.includes('route="capture:')) {
+      const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';
+      c.byStatus.set(status, (c.byStatus.get(status) ?? 0) + Number(value));
+    }
+  }
+  return c;
+}
+
+/** Scrapes until the accepted count stops moving (requests in flight when wrk stopped are done). */
+export async function settledCounters(port: number, quietMs = 300): Promise<DaemonCounters> {
+  let prev = await scrapeCounters(port);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, quietMs));
+    const next = await scrapeCounters(port);
+    if (next.accepted === prev.accepted) return next;
+    prev = next;
+  }
+}

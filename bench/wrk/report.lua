@@ -1,0 +1,13 @@
+-- Shared by the wrk scripts: prints one machine-readable line that bench/wrk-runner.ts parses.
+-- Latencies are in microseconds; errors.status counts responses with a status above 399.
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'WRK_RESULT {"duration_us":%d,"requests":%d,"bytes":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"mean":%.1f,"stdev":%.1f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p999":%d}}\n',
+    summary.duration, summary.requests, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency.mean, latency.stdev, latency.max,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
+end
