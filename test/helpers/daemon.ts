@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, expect } from 'vitest';
 /**
  * Starts the built daemon (`dist/src/cli/main.js serve`) as a child process on a loopback port
  * with a temporary data directory, for the integration suite. Every child and every temporary
@@ -240,6 +241,27 @@ export async function startDaemon(opts: StartOptions): Promise<DaemonHandle> {
 }
 
 /** Starts a new daemon on the data directory (and with the keys and options) of `prev`, which must have exited. */
+/**
+ * Starts a daemon for the enclosing describe block (beforeAll) and checks it stops cleanly with
+ * exit code 0 (afterAll). Returns a handle that forwards to the daemon once it has started.
+ */
+export function useDaemon(opts: StartOptions): DaemonHandle {
+  let handle: DaemonHandle | undefined;
+  beforeAll(async () => {
+    handle = await startDaemon(opts);
+  });
+  afterAll(async () => {
+    expect(await handle?.stop()).toBe(0);
+  });
+  return new Proxy({} as DaemonHandle, {
+    get(_target, key) {
+      if (!handle) throw new Error('the daemon is used before beforeAll started it');
+      const value = Reflect.get(handle, key) as unknown;
+      return typeof value === 'function' ? value.bind(handle) : value;
+    },
+  });
+}
+
 export async function restartDaemon(prev: DaemonHandle, overrides: Partial<StartOptions> = {}): Promise<DaemonHandle> {
   if (!prev.exited) throw new Error('restartDaemon: the previous daemon is still running');
   return startDaemon({ ...prev.options, ...overrides, dataDir: prev.dataDir });

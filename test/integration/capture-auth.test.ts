@@ -4,8 +4,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, newPersonalKey, newProjectKey, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, newPersonalKey, newProjectKey, useDaemon } from '../helpers/daemon.js';
 import { errorBody, eventsOf, OK, postJson, uniqueId } from '../helpers/http.js';
 
 const INVALID_API_KEY = errorBody(
@@ -17,14 +17,7 @@ const INVALID_API_KEY = errorBody(
 afterAll(cleanupDaemons);
 
 describe.each(BACKENDS)('capture project keys (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   const ev = (distinctId: string, name: string, extra: Record<string, unknown> = {}) => ({
     uuid: randomUUID(),

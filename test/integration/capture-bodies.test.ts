@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import LZString from 'lz-string';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { b64, eventsOf, gzip, OK, postJson, send, uniqueId, type ApiEvent } from '../helpers/http.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -37,14 +37,7 @@ function payloadWithPlus(build: (nonce: string) => unknown): { json: string; bas
 }
 
 describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   async function expectStored(distinctId: string, sent: Array<{ uuid: string; event: string }>): Promise<ApiEvent[]> {
     const stored = await eventsOf(d, distinctId);

@@ -5,8 +5,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { errorBody, eventsOf, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 const HOUR = 3_600_000;
@@ -14,14 +14,7 @@ const HOUR = 3_600_000;
 afterAll(cleanupDaemons);
 
 describe.each(BACKENDS)('per-event normalization (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   const batch = (events: unknown[], extra: Record<string, unknown> = {}) =>
     postJson(d, '/batch/', { api_key: d.projectKey, batch: events, ...extra });

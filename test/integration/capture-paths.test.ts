@@ -3,8 +3,8 @@
  * preflight and the mirrored origin on answers (spec §1.1). Runs against both HTTP backends.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { b64, eventsOf, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 const PATHS = ['/capture', '/batch', '/e', '/i/v0/e', '/track', '/engage'] as const;
@@ -14,14 +14,7 @@ const ORIGIN = 'https://app.example.com';
 afterAll(cleanupDaemons);
 
 describe.each(BACKENDS)('capture paths and CORS (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   it('accepts a POSTed event on every path, with and without the trailing slash', async () => {
     const distinctId = uniqueId('post');

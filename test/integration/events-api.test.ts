@@ -4,21 +4,14 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, newPersonalKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, newPersonalKey, runCli, useDaemon } from '../helpers/daemon.js';
 import { errorBody, listEvents, OK, postJson, send, uniqueId, type ApiPage } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
 describe.each(BACKENDS)('events API (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   const api = (path: string, headers: Record<string, string> = {}) => send(d, path, { headers });
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -3,8 +3,8 @@
  * the answers for unknown paths and wrong methods. Runs against both HTTP backends.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { errorBody, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
@@ -23,14 +23,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   async function metrics(): Promise<string> {
     const r = await send(d, '/metrics');

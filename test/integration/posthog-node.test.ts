@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, REPO_ROOT, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKENDS, cleanupDaemons, REPO_ROOT, useDaemon } from '../helpers/daemon.js';
 import { eventsOf, uniqueId, type ApiEvent } from '../helpers/http.js';
 
 const POSTHOG_NODE_VERSION = (
@@ -56,14 +56,7 @@ function recordingFetch(log: Recorded[]) {
 afterAll(cleanupDaemons);
 
 describe.each(BACKENDS)('posthog-node %s', (backend) => {
-  let d: DaemonHandle;
-
-  beforeAll(async () => {
-    d = await startDaemon({ backend });
-  });
-  afterAll(async () => {
-    expect(await d.stop()).toBe(0);
-  });
+  const d = useDaemon({ backend });
 
   function client(log: Recorded[], errors: unknown[], options: Record<string, unknown> = {}): PostHog {
     const ph = new PostHog(d.projectKey, {
