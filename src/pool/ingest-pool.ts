@@ -68,7 +68,8 @@ export class IngestPool {
       maxThreads: opts.workers,
       concurrentTasksPerWorker: opts.tasksPerWorker,
       idleTimeout: Infinity,
-      // Workers await LMDB commits between tasks: they must never block their event loop waiting.
+      // Message-based wake-ups: 'sync' (Atomics.wait between tasks) measured no better here
+      // (/batch/ 187k vs 210k events/s, /capture/ 19.7k vs 24.7k req/s, one 6 s round each).
       atomics: 'disabled',
       workerData: opts.setup,
     });
