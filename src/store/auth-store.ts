@@ -63,14 +63,33 @@ const K = {
   pak: (hash: string) => `pak:${hash}`,
 };
 
+/** Token lookups remembered per process (negative answers too); beyond this the cache is cleared. */
+const MAX_CACHED_TOKENS = 10_000;
+
 export class AuthStore {
+  private readonly tokenCache = new Map<string, Project | undefined>();
+  private tokenCacheVersion = -1;
+
   constructor(private readonly dbs: StoreDatabases) {}
 
   // ---- reads (hot path: capture resolves a token on every request) ----
 
+  /**
+   * The project of a token. Cached until any auth record changes: every write bumps
+   * `auth_version` in the same transaction, and reading that small number is cheaper than the two
+   * lookups and the record decoding (measured: ~10% of the main thread's time on /capture/).
+   */
   projectByToken(token: string): Project | undefined {
+    const version = (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0;
+    if (version !== this.tokenCacheVersion || this.tokenCache.size >= MAX_CACHED_TOKENS) {
+      this.tokenCache.clear();
+      this.tokenCacheVersion = version;
+    }
+    if (this.tokenCache.has(token)) return this.tokenCache.get(token);
     const id = this.dbs.auth.get(K.projectToken(token)) as number | undefined;
-    return id === undefined ? undefined : this.project(id);
+    const project = id === undefined ? undefined : this.project(id);
+    this.tokenCache.set(token, project);
+    return project;
   }
 
   project(id: number): Project | undefined {
@@ -119,6 +138,11 @@ export class AuthStore {
     return this.organizations().length === 0;
   }
 
+  /** Call inside the write transaction of every auth change (invalidates token caches). */
+  private bumpVersion(): void {
+    this.dbs.meta.putSync(AUTH_VERSION, ((this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0) + 1);
+  }
+
   private list<T>(prefix: string): T[] {
     const out: T[] = [];
     // ':' + 1 = ';' bounds the prefix range.
@@ -133,6 +157,7 @@ export class AuthStore {
     const org: Organization = { id: randomUUID(), name, created_at: now() };
     this.dbs.root.transactionSync(() => {
       this.dbs.auth.putSync(K.org(org.id), org);
+      this.bumpVersion();
     });
     return org;
   }
@@ -162,6 +187,7 @@ export class AuthStore {
       };
       this.dbs.auth.putSync(K.project(id), project);
       this.dbs.auth.putSync(K.projectToken(token), id);
+      this.bumpVersion();
       return project;
     });
   }
@@ -192,6 +218,7 @@ export class AuthStore {
       };
       this.dbs.auth.putSync(K.user(id), user);
       this.dbs.auth.putSync(K.userEmail(input.email), id);
+      this.bumpVersion();
       return user;
     });
   }
@@ -219,11 +246,14 @@ export class AuthStore {
         last_used_at: null,
       };
       this.dbs.auth.putSync(K.pak(hash), record);
+      this.bumpVersion();
       return record;
     });
     return { key, secret };
   }
 }
+
+const AUTH_VERSION = 'auth_version';
 
 function now(): string {
   return new Date().toISOString();
