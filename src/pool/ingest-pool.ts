@@ -117,11 +117,19 @@ export class IngestPool {
       this.inlineScheduled = false;
       while (this.inline.length > 0) {
         const group = this.inline.splice(0, MAX_REQUESTS_PER_TASK);
-        const result = runCaptureGroup(
-          group.map((p) => p.req),
-          this.opts.auth,
-          this.opts.setup.maxDecompressedBytes,
-        );
+        let result: CaptureTaskResult;
+        try {
+          result = runCaptureGroup(
+            group.map((p) => p.req),
+            this.opts.auth,
+            this.opts.setup.maxDecompressedBytes,
+          );
+        } catch (err) {
+          // A bug must not take the process down from a timer callback: answer 503 (SDKs retry).
+          const failure = storeFailed(`capture failed: ${(err as Error)?.message ?? String(err)}`);
+          for (const p of group) p.resolve(failure);
+          continue;
+        }
         void this.settle(group, result);
       }
     });
