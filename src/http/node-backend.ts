@@ -5,6 +5,7 @@
  * in-flight requests finish while their answers close the connection.
  */
 
+import { concatBytes } from '../util/concat-bytes.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -94,7 +95,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
         answer(runTooLarge(opts, head), false);
         return;
       }
-      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concat(chunks ?? [], total);
+      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
       runHandler(opts, { ...head, body }, (response) => answer(response, false));
     });
   });
@@ -127,13 +128,3 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
   };
 }
 
-/** Joins the chunks into one exactly sized array (node's chunks may share a pooled buffer). */
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

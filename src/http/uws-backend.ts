@@ -6,6 +6,7 @@
  * inside `cork()` and never after an abort.
  */
 
+import { concatBytes } from '../util/concat-bytes.js';
 import {
   InFlight,
   bodyVerdict,
@@ -110,7 +111,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
         answer(ex, runTooLarge(opts, head), false);
         return;
       }
-      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concat(chunks ?? [], total);
+      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
       runHandler(opts, { ...head, body }, (response) => answer(ex, response, false));
     });
   });
@@ -149,13 +150,3 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
   };
 }
 
-/** Joins copied chunks into one exactly sized array (its buffer is ours alone, so transferable). */
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

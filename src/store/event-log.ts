@@ -9,6 +9,7 @@
 import { randomInt } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { StoredEvent } from '../ingest/types.js';
+import { concatBytes } from '../util/concat-bytes.js';
 import type { EventKey, StoreDatabases } from './open-store.js';
 
 /** Plain msgpack without shared record structures: any reader can decode any value. */
@@ -20,15 +21,7 @@ export function encodeEvent(e: StoredEvent): Buffer {
 
 /** Joins encoded events into one block, in a buffer of its own (so it can be moved between threads). */
 export function encodeBlock(encoded: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const e of encoded) total += e.byteLength;
-  const block = new Uint8Array(total);
-  let at = 0;
-  for (const e of encoded) {
-    block.set(e, at);
-    at += e.byteLength;
-  }
-  return block;
+  return concatBytes(encoded);
 }
 
 export function decodeBlock(b: Uint8Array): StoredEvent[] {

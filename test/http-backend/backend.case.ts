@@ -266,11 +266,12 @@ export function runBackendSuite(name: string, factory: BackendFactory): void {
       await sleep(350); // the handler finishes after close and must not write
     });
 
-    it('shows IPv4 peers of a dual-stack socket as IPv4 and IPv6 peers in short form', async (ctx) => {
+    // Needs IPv6 on loopback (this machine and CI have it): a dual-stack listener is what
+    // `--host ::` gives operators, so its peer formatting is checked rather than skipped.
+    it('shows IPv4 peers of a dual-stack socket as IPv4 and IPv6 peers in short form', async () => {
       const b = factory(options());
       try {
-        const p = await b.listen('::', 0).catch(() => undefined);
-        if (p === undefined) return ctx.skip(); // no IPv6 on this host
+        const p = await b.listen('::', 0);
         expect(await json(p, { host: '127.0.0.1' })).toMatchObject({ ip: '127.0.0.1' });
         expect(await json(p, { host: '::1' })).toMatchObject({ ip: '::1' });
       } finally {
