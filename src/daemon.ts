@@ -10,6 +10,11 @@ import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './http/routes/events-api.js';
 import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
+import { addFeatureFlagsApiRoutes } from './http/routes/feature-flags-api.js';
+import { addFlagActivityRoutes } from './http/routes/flag-activity-api.js';
+import { flagEditPermission } from './http/routes/flag-edit-permission.js';
+import { addFlagRoleAccessRoutes } from './http/routes/flag-role-access-api.js';
+import { addRolesApiRoutes } from './http/routes/roles-api.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
@@ -20,6 +25,10 @@ import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { EventReader, EventWriter } from './store/event-log.js';
 import { openStore, type StoreDatabases } from './store/open-store.js';
+import { ActivityLog } from './store/activity-log.js';
+import { DashboardStore } from './store/dashboard-store.js';
+import { FlagStore } from './store/flag-store.js';
+import { RbacStore } from './store/rbac-store.js';
 
 export interface Daemon {
   readonly port: number;
@@ -56,6 +65,22 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addHealthRoutes(router, { readiness: () => readiness, metrics });
   addCaptureRoutes(router, { pool: () => pool });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
+  const rbac = new RbacStore(dbs);
+  const activity = new ActivityLog(dbs);
+  const flags = new FlagStore(dbs, activity, new DashboardStore(dbs));
+  const canEdit = flagEditPermission(rbac);
+  addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
+  // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
+  addFlagActivityRoutes(router, { auth, flags, activity });
+  addFlagRoleAccessRoutes(router, { auth, flags, rbac, canEdit });
+  addFeatureFlagsApiRoutes(router, {
+    auth,
+    flags,
+    canEdit,
+    // Cohorts arrive with flag evaluation (issue 4); until then every cohort reference is unknown.
+    cohort: () => undefined,
+    maxPropertyValues: config.maxPropertyValues,
+  });
 
   const { backend, note } = createHttpBackend(config.httpBackend, {
     handler: (req) => handle(router, metrics, log, req),

@@ -1,18 +1,19 @@
 /**
- * `hedgerow admin`: projects, users and personal API keys in the data directory. Safe while the
- * daemon runs on the same directory (LMDB serializes writers across processes); the daemon reads
- * the auth records on every request, so changes apply without a restart.
+ * `hedgerow admin`: projects, users and personal API keys in the data directory (roles and
+ * resource access are in admin-rbac-commands.ts). Safe while the daemon runs on the same
+ * directory (LMDB serializes writers across processes); the daemon reads the auth records on
+ * every request, so changes apply without a restart.
  */
 import type { Command } from 'commander';
-import { AuthStore } from '../store/auth-store.js';
-import type { StoreDatabases } from '../store/open-store.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
-
-type Opts = Record<string, unknown>;
+import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
+import { print, toInt, withStore } from './admin-helpers.js';
+import { addRbacCommands } from './admin-rbac-commands.js';
+import { fail } from './open-data-dir.js';
 
 export function addAdminCommands(program: Command): void {
-  const admin = program.command('admin').description('manage projects, users and personal API keys');
+  const admin = program
+    .command('admin')
+    .description('manage projects, users, personal API keys, roles and organization resource access');
 
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
   withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
@@ -38,7 +39,7 @@ export function addAdminCommands(program: Command): void {
 
   const users = admin.command('users').description('users of the organization');
   withStore(users.command('list').description('list users').option('--json', 'print JSON'), (auth, o) =>
-    print(o, auth.users(), (u) => `${u.id}\t${u.email}\tproject ${u.current_project_id}${u.is_staff ? '\tadmin' : ''}`),
+    print(o, auth.users(), (u) => `${u.id}\t${u.email}\tproject ${u.current_project_id}\t${levelName(u.organization_level)}`),
   );
   withStore(
     users
@@ -47,7 +48,8 @@ export function addAdminCommands(program: Command): void {
       .requiredOption('--email <email>', 'email address (unique)')
       .option('--first-name <name>', 'first name', '')
       .option('--project <id>', 'current project id', '1')
-      .option('--admin', 'make the user an organization admin')
+      .option('--admin', 'make the user an organization admin (default: member)')
+      .option('--owner', 'make the user an organization owner')
       .option('--json', 'print JSON'),
     (auth, o) => {
       const project = auth.project(toInt(o.project, '--project')) ?? fail(`project ${String(o.project)} does not exist`);
@@ -56,7 +58,7 @@ export function addAdminCommands(program: Command): void {
         firstName: String(o.firstName ?? ''),
         organizationId: project.organization_id,
         currentProjectId: project.id,
-        isStaff: Boolean(o.admin),
+        level: o.owner ? ORGANIZATION_LEVEL.owner : o.admin ? ORGANIZATION_LEVEL.admin : ORGANIZATION_LEVEL.member,
       });
       print(o, u, (x) => `created user ${x.id} <${x.email}>`);
     },
@@ -76,43 +78,35 @@ export function addAdminCommands(program: Command): void {
       .description('create a personal API key; the key is printed once')
       .requiredOption('--user <email-or-id>', 'owner of the key')
       .option('--label <label>', 'label', 'cli')
-      .option('--scopes <list>', 'comma-separated scopes, e.g. feature_flag:read,query:read (default: *)', '*')
+      .option(
+        '--scopes <list>',
+        'comma-separated scopes, e.g. feature_flag:read,activity_log:read, or * (default: an unscoped key with full access)',
+        '',
+      )
+      .option('--projects <ids>', 'comma-separated project ids the key is limited to (default: all of the user\'s)')
       .option('--json', 'print JSON'),
     (auth, o) => {
       const ref = String(o.user);
       const user = (/^\d+$/.test(ref) ? auth.user(Number(ref)) : auth.userByEmail(ref)) ?? fail(`no user ${ref}`);
       const scopes = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
-      const { key, secret } = auth.createPersonalApiKey({ userId: user.id, label: String(o.label), scopes });
+      const scopedTeams = o.projects
+        ? String(o.projects).split(',').map((p) => toInt(p.trim(), '--projects'))
+        : undefined;
+      const { key, secret } = auth.createPersonalApiKey({
+        userId: user.id,
+        label: String(o.label),
+        scopes,
+        ...(scopedTeams ? { scopedTeams } : {}),
+      });
       print(o, { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, key: secret }, (k) =>
         `created personal API key ${k.id} for ${user.email} (shown once): ${k.key}`,
       );
     },
   );
+
+  addRbacCommands(admin);
 }
 
-function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts) => void): void {
-  addConfigFlags(cmd, ['dataDir']).action(async (opts: Opts) => {
-    const dbs: StoreDatabases = openDataDir(configFlags(opts));
-    try {
-      run(new AuthStore(dbs), opts);
-    } catch (err) {
-      fail(err instanceof Error ? err.message : String(err));
-    } finally {
-      await dbs.root.close();
-    }
-  });
-}
-
-function print<T>(opts: Opts, value: T | T[], line: (x: T) => string): void {
-  if (opts.json) {
-    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
-    return;
-  }
-  for (const x of Array.isArray(value) ? value : [value]) process.stdout.write(line(x) + '\n');
-}
-
-function toInt(v: unknown, name: string): number {
-  const s = String(v);
-  if (!/^\d+$/.test(s)) fail(`${name} must be an integer`);
-  return Number(s);
+function levelName(level: number): string {
+  return level >= ORGANIZATION_LEVEL.owner ? 'owner' : level >= ORGANIZATION_LEVEL.admin ? 'admin' : 'member';
 }

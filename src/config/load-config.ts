@@ -175,6 +175,7 @@ function resolveConfig(c: Config): Config {
     shutdownTimeoutMs: c.shutdownTimeoutMs,
     tasksPerWorker: c.tasksPerWorker,
     batchWindowMs: c.batchWindowMs,
+    maxPropertyValues: c.maxPropertyValues,
     bootstrap,
   };
 }

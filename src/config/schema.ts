@@ -34,6 +34,7 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly tasksPerWorker: number;
   readonly batchWindowMs: number;
+  readonly maxPropertyValues: number;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -110,6 +111,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'Tasks handed to each worker before earlier ones finish, so a worker never idles waiting for the main thread between tasks (measured on /batch/: 1 → 151k, 2 → 165k, 8 → 210k events/s). Higher raises memory and tail latency.'),
   setting('batchWindowMs', 'number', { type: 'number', minimum: 0, maximum: 50 }, 'a number between 0 and 50',
     'How long the front end gathers requests into one worker task. 0 groups the requests that arrive in the same event-loop turn (no added latency; groups grow under load). A larger window amortizes the ~40 µs pool round trip over more requests but delays every acknowledgement by up to that much.'),
+  setting('maxPropertyValues', 'integer', int(1, 100000), 'an integer between 1 and 100000',
+    'Most values a list-valued property filter of a feature flag may hold (PostHog\'s MAX_PROPERTY_VALUES, 1000; its own tests use 10). Larger lists cost memory and time in every evaluation of the flag.'),
   setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
     'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
     'Project API key (phc_…) given to project 1 on first start (empty data directory), instead of a generated one. Public by design: SDKs embed it.'),

@@ -12,6 +12,7 @@ import {
   isProjectToken,
   maskPersonalApiKey,
 } from '../auth/keys.js';
+import { ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
 import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
 
 export interface Organization {
@@ -38,16 +39,30 @@ export interface User {
   distinct_id: string;
   is_staff: boolean;
   organization_id: string;
+  /** Organization membership level, as PostHog numbers them (see ORGANIZATION_LEVEL). */
+  organization_level: OrganizationLevel;
   current_project_id: number;
   created_at: string;
+}
+
+/** PostHog's OrganizationMembership levels (defined in src/auth/organization-level.ts). */
+export { ORGANIZATION_LEVEL, type OrganizationLevel };
+
+export function isOrganizationAdmin(user: User): boolean {
+  return user.organization_level >= ORGANIZATION_LEVEL.admin;
 }
 
 export interface PersonalApiKey {
   id: string;
   user_id: number;
   label: string;
-  /** `['*']` (or empty) means every scope. */
+  /**
+   * Empty: an unscoped (legacy) key that may do everything. `['*']`: every action that declares a
+   * scope. Otherwise a list such as `feature_flag:read` (a `:write` scope also grants `:read`).
+   */
   scopes: string[];
+  /** When set, the only projects the key may be used on. */
+  scoped_teams?: number[];
   mask_value: string;
   secure_value_hash: string;
   created_at: string;
@@ -90,6 +105,10 @@ export class AuthStore {
     const project = id === undefined ? undefined : this.project(id);
     this.tokenCache.set(token, project);
     return project;
+  }
+
+  organization(id: string): Organization | undefined {
+    return this.dbs.auth.get(K.org(id)) as Organization | undefined;
   }
 
   project(id: number): Project | undefined {
@@ -198,6 +217,7 @@ export class AuthStore {
     organizationId: string;
     currentProjectId: number;
     isStaff?: boolean;
+    level?: OrganizationLevel;
   }): User {
     return this.dbs.root.transactionSync(() => {
       if (this.dbs.auth.get(K.userEmail(input.email)) !== undefined) {
@@ -213,6 +233,7 @@ export class AuthStore {
         distinct_id: randomUUID(),
         is_staff: input.isStaff ?? false,
         organization_id: input.organizationId,
+        organization_level: input.level ?? ORGANIZATION_LEVEL.member,
         current_project_id: input.currentProjectId,
         created_at: now(),
       };
@@ -228,6 +249,7 @@ export class AuthStore {
     userId: number;
     label: string;
     scopes?: string[];
+    scopedTeams?: number[];
     secret?: string;
   }): { key: PersonalApiKey; secret: string } {
     const secret = input.secret ?? generatePersonalApiKey();
@@ -239,7 +261,8 @@ export class AuthStore {
         id: randomUUID(),
         user_id: input.userId,
         label: input.label,
-        scopes: input.scopes && input.scopes.length > 0 ? input.scopes : ['*'],
+        scopes: input.scopes ?? [],
+        ...(input.scopedTeams && input.scopedTeams.length > 0 ? { scoped_teams: input.scopedTeams } : {}),
         mask_value: maskPersonalApiKey(secret),
         secure_value_hash: hash,
         created_at: now(),

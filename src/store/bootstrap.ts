@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BootstrapConfig } from '../config/schema.js';
-import type { AuthStore } from './auth-store.js';
+import { ORGANIZATION_LEVEL, type AuthStore } from './auth-store.js';
 
 export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
 
@@ -42,6 +42,7 @@ export function bootstrapIfEmpty(
     organizationId: org.id,
     currentProjectId: project.id,
     isStaff: true,
+    level: ORGANIZATION_LEVEL.owner,
   });
   const { secret } = auth.createPersonalApiKey({
     userId: user.id,

@@ -9,7 +9,7 @@ import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPat
 import type { SyncMode } from '../config/schema.js';
 
 /** Bumped when the on-disk layout changes; `migrate` moves older directories forward. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export interface StoreDatabases {
   readonly root: RootDatabase;
@@ -19,7 +19,18 @@ export interface StoreDatabases {
   readonly meta: Database<unknown, string>;
   /** String keys (`project:1`, `project_token:phc_…`, `pak:<sha256>`, …) → auth records. */
   readonly auth: Database<unknown, string>;
+  /** Feature flags: `['flag', project, id]` → record, `['flag_key', project, key]` → id of the live flag with that key. */
+  readonly flags: Database<unknown, StoreKey>;
+  /** Activity log: `['log', project, seq]` → entry, `['item', project, scope, item id, seq]` → null (per-item index). */
+  readonly activity: Database<unknown, StoreKey>;
+  /** Roles, role memberships, organization resource access and flag role access records. */
+  readonly rbac: Database<unknown, StoreKey>;
+  /** Dashboards (a flag's usage dashboard): `['dashboard', project, id]` → record. */
+  readonly dashboards: Database<unknown, StoreKey>;
 }
+
+/** Composite keys (ordered-binary sorts arrays element by element, numbers numerically). */
+export type StoreKey = string | number | (string | number)[];
 
 export type EventKey = [number, number, number];
 
@@ -59,6 +70,10 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     }),
     meta: root.openDB<unknown, string>('meta', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     auth: root.openDB<unknown, string>('auth', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    flags: root.openDB<unknown, StoreKey>('flags', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    activity: root.openDB<unknown, StoreKey>('activity', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    rbac: root.openDB<unknown, StoreKey>('rbac', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    dashboards: root.openDB<unknown, StoreKey>('dashboards', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
   };
   if (!opts.readOnly) migrate(dbs);
   return dbs;
@@ -76,7 +91,17 @@ function migrate(dbs: StoreDatabases): void {
         `data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`,
       );
     }
-    // Forward migrations go here, one step per version: if (found < 2) { …; put 2 }.
+    // Forward migrations, one step per version.
+    if (found < 2) {
+      // v2: users carry their organization membership level (PostHog's member 1 / admin 8 / owner 15).
+      for (const { key, value } of dbs.auth.getRange({ start: 'user:', end: 'user;' })) {
+        const user = value as { is_staff?: boolean; organization_level?: number };
+        if (user.organization_level === undefined) {
+          dbs.auth.putSync(key, { ...user, organization_level: user.is_staff ? 15 : 1 });
+        }
+      }
+    }
+    dbs.meta.putSync('schema_version', SCHEMA_VERSION);
   });
 }
 

@@ -123,7 +123,7 @@ describe('hedgerow admin while the daemon runs', () => {
     const r = await admin('users', 'create', '--email', 'bob@example.com', '--first-name', 'Bob', '--json');
     expect(r.code).toBe(0);
     const user = parseJson<Record<string, unknown>>(r.stdout);
-    expect(user).toMatchObject({ id: 2, email: 'bob@example.com', first_name: 'Bob', current_project_id: 1, is_staff: false });
+    expect(user).toMatchObject({ id: 2, email: 'bob@example.com', first_name: 'Bob', current_project_id: 1, is_staff: false, organization_level: 1 });
 
     const dup = await admin('users', 'create', '--email', 'bob@example.com');
     expect(dup.code).toBe(2);
@@ -135,7 +135,7 @@ describe('hedgerow admin while the daemon runs', () => {
     const k = await admin('keys', 'create', '--user', 'bob@example.com', '--json');
     expect(k.code).toBe(0);
     const bobKey = parseJson<{ key: string; scopes: string[]; user_id: number }>(k.stdout);
-    expect(bobKey).toMatchObject({ user_id: 2, scopes: ['*'] });
+    expect(bobKey).toMatchObject({ user_id: 2, scopes: [] });
     const page = await listEvents(d, { limit: '1' }, { key: bobKey.key, project: '@current' });
     expect(page.results.map((e) => e.id)).toEqual([seedUuid]);
 

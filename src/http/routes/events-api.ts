@@ -2,11 +2,11 @@
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
  * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
  */
-import { authenticatePersonalKey, requireScope, resolveProject } from '../../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../../errors.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { EventReader, ListEventsQuery } from '../../store/event-log.js';
 import { decodeCursor } from '../../store/event-log.js';
+import { absoluteUrl, projectRequest } from '../api-request.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
 import type { HttpRequest } from '../types.js';
@@ -16,10 +16,7 @@ const MAX_LIMIT = 1000;
 
 export function addEventsApiRoutes(router: Router, deps: { auth: AuthStore; events: EventReader }): void {
   router.add(['GET'], '/api/projects/:project_id/events', 'api:events', (req, params) => {
-    const query = new URLSearchParams(req.query);
-    const principal = authenticatePersonalKey(deps.auth, req.header('authorization'), query);
-    const project = resolveProject(deps.auth, principal, params.project_id ?? '');
-    requireScope(principal, 'query:read');
+    const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
     const page = deps.events.list(listQuery(project.id, query));
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
@@ -75,7 +72,5 @@ function nextUrl(req: HttpRequest, q: URLSearchParams, cursor: string): string {
   const next = new URLSearchParams(q);
   next.delete('personal_api_key');
   next.set('cursor', cursor);
-  const host = req.header('host') || 'localhost';
-  const proto = req.header('x-forwarded-proto') || 'http';
-  return `${proto}://${host}${req.path}?${next.toString()}`;
+  return absoluteUrl(req, next);
 }

@@ -1,0 +1,34 @@
+/**
+ * The access levels and resources of PostHog's 2024 role-based access control (spec
+ * management.md §5.1, `ee/models/organization_resource_access.py`). Plain constants, shared by the
+ * store, the API and the pure `can_edit` rules.
+ */
+
+/** `OrganizationResourceAccess.AccessLevel`: 21 "Can only view", 37 "Can always edit". */
+export const ACCESS_LEVEL = Object.freeze({ CAN_ONLY_VIEW: 21, CAN_ALWAYS_EDIT: 37 } as const);
+export type AccessLevel = (typeof ACCESS_LEVEL)[keyof typeof ACCESS_LEVEL];
+export const ACCESS_LEVELS: readonly AccessLevel[] = [ACCESS_LEVEL.CAN_ONLY_VIEW, ACCESS_LEVEL.CAN_ALWAYS_EDIT];
+
+/** No resource-access row for an organization means everyone may edit. */
+export const DEFAULT_ACCESS_LEVEL: AccessLevel = ACCESS_LEVEL.CAN_ALWAYS_EDIT;
+
+/** `OrganizationResourceAccess.Resources`, in PostHog's order. */
+export const RESOURCES = Object.freeze([
+  'feature flags',
+  'experiments',
+  'cohorts',
+  'data management',
+  'session recordings',
+  'insights',
+  'dashboards',
+] as const);
+export type Resource = (typeof RESOURCES)[number];
+export const FEATURE_FLAGS_RESOURCE: Resource = 'feature flags';
+
+export function isAccessLevel(v: unknown): v is AccessLevel {
+  return v === ACCESS_LEVEL.CAN_ONLY_VIEW || v === ACCESS_LEVEL.CAN_ALWAYS_EDIT;
+}
+
+export function isResource(v: unknown): v is Resource {
+  return typeof v === 'string' && (RESOURCES as readonly string[]).includes(v);
+}

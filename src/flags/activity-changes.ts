@@ -1,0 +1,35 @@
+/**
+ * The `changes` of a flag activity entry (spec §4.1): one item per logged model field whose value
+ * differs, in model field order (`LOGGED_FIELDS`, ending with the `version` bump). `created` when
+ * the old value was null; `deleted` when the new one is null; else `changed`. Filters first set
+ * on a flag created without them (stored `{}`) count as created with `before: null`, as the
+ * 2025 activity log shows them (vector 19).
+ */
+
+import { LOGGED_FIELDS, type FeatureFlagRecord } from './feature-flag.js';
+import { jsonEqual } from './json-equal.js';
+
+export interface ActivityChange {
+  type: 'FeatureFlag';
+  action: 'changed' | 'created' | 'deleted';
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+function isEmptyObject(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+}
+
+export function flagChanges(before: FeatureFlagRecord | null | undefined, after: FeatureFlagRecord): ActivityChange[] {
+  const changes: ActivityChange[] = [];
+  for (const field of LOGGED_FIELDS) {
+    let old: unknown = before?.[field] ?? null;
+    const now: unknown = after[field] ?? null;
+    if (jsonEqual(old, now)) continue;
+    if (field === 'filters' && isEmptyObject(old)) old = null;
+    const action = old === null ? 'created' : now === null ? 'deleted' : 'changed';
+    changes.push({ type: 'FeatureFlag', action, field, before: old, after: now });
+  }
+  return changes;
+}

@@ -1,0 +1,104 @@
+/**
+ * Cohort references in flag conditions (spec §3.4 filters, "Cohort properties"): the cohort must
+ * exist in the project, and neither it nor any cohort it references (directly or through other
+ * cohorts) may hold behavioural (event) filters, which flags cannot evaluate.
+ */
+
+import { HedgerowError } from '../errors.js';
+import { pythonStr } from './python-repr.js';
+
+/** A cohort as the flag checks see it. */
+export interface CohortInfo {
+  id: number;
+  name: string;
+  deleted: boolean;
+  is_static: boolean;
+  /**
+   * PostHog cohort filters: `{properties: {type: 'AND'|'OR', values: [...]}}`, groups nested in
+   * `values`; leaves are properties (`type: 'behavioral'` for event filters, `type: 'cohort'` with
+   * `value: <id>` for a reference to another cohort).
+   */
+  filters: unknown;
+}
+
+export type CohortLookup = (id: number) => CohortInfo | undefined;
+
+/** A cohort property's value as a cohort id (an integer, or a string holding one). */
+export function cohortIdOf(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'string' && /^\s*[+-]?\d{1,15}\s*$/.test(value)) return Number(value);
+  return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Visits the leaf properties of a cohort's filters, however deeply grouped. */
+function forEachLeaf(node: unknown, visit: (leaf: Record<string, unknown>) => void): void {
+  if (Array.isArray(node)) {
+    for (const item of node) forEachLeaf(item, visit);
+    return;
+  }
+  if (!isObject(node)) return;
+  if (Array.isArray(node.values)) {
+    forEachLeaf(node.values, visit);
+    return;
+  }
+  // A legacy cohort group: an action or event criterion is behavioural.
+  if (node.action_id != null || node.event_id != null) visit({ type: 'behavioral' });
+  if ('properties' in node || 'groups' in node) {
+    forEachLeaf(node.properties, visit);
+    forEachLeaf(node.groups, visit);
+    return;
+  }
+  visit(node);
+}
+
+/** The cohort and every cohort it depends on, each once, the cohort itself first. */
+function withDependencies(first: CohortInfo, lookup: CohortLookup): CohortInfo[] {
+  const seen = new Set<number>([first.id]);
+  const out: CohortInfo[] = [];
+  const walk = (cohort: CohortInfo): void => {
+    out.push(cohort);
+    forEachLeaf(cohort.filters, (leaf) => {
+      if (leaf.type !== 'cohort') return;
+      const id = cohortIdOf(leaf.value);
+      if (id === undefined || seen.has(id)) return;
+      seen.add(id);
+      const dep = lookup(id);
+      if (dep !== undefined) walk(dep);
+    });
+  };
+  walk(first);
+  return out;
+}
+
+function hasBehavioralFilter(cohort: CohortInfo): boolean {
+  let found = false;
+  forEachLeaf(cohort.filters, (leaf) => {
+    if (leaf.type === 'behavioral') found = true;
+  });
+  return found;
+}
+
+/**
+ * Checks the cohort named by a flag condition's cohort property `value`; throws
+ * `cohort_does_not_exist` or `behavioral_cohort_found` (attr `filters`). Soft-deleted cohorts
+ * still count as existing, as in PostHog.
+ */
+export function checkCohortReference(value: unknown, lookup: CohortLookup): void {
+  const id = cohortIdOf(value);
+  const cohort = id === undefined ? undefined : lookup(id);
+  if (cohort === undefined) {
+    throw new HedgerowError('HR_COHORT_DOES_NOT_EXIST', `Cohort with id ${pythonStr(value)} does not exist`);
+  }
+  for (const c of withDependencies(cohort, lookup)) {
+    if (hasBehavioralFilter(c)) {
+      throw new HedgerowError(
+        'HR_BEHAVIORAL_COHORT',
+        `Cohort '${c.name}' with filters on events cannot be used in feature flags.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The feature flag as Hedgerow stores it, and the writable fields a management request may set.
+ * One format for every reader: the management API, the activity log and (later) the evaluation
+ * snapshot all read `FeatureFlagRecord`s from the `flags` database.
+ */
+
+export type EvaluationRuntime = 'server' | 'client' | 'all';
+export const EVALUATION_RUNTIMES: readonly EvaluationRuntime[] = ['server', 'client', 'all'];
+
+/** `filters` as PostHog stores them: a free-form object; the checked shape is in flag-filters.ts. */
+export type FlagFilters = Record<string, unknown>;
+
+export interface FeatureFlagRecord {
+  id: number;
+  project_id: number;
+  key: string;
+  /** The flag's description (PostHog keeps the old field name). */
+  name: string;
+  /** As stored: `{}` for a flag created without filters (read back as one default group). */
+  filters: FlagFilters;
+  deleted: boolean;
+  active: boolean;
+  /** User id, null when unknown. */
+  created_by: number | null;
+  /** ISO 8601 with microseconds and `Z`, as PostHog prints it. */
+  created_at: string;
+  updated_at: string;
+  last_modified_by: number | null;
+  version: number;
+  ensure_experience_continuity: boolean;
+  rollback_conditions: unknown;
+  performed_rollback: boolean;
+  /** Tagified (trimmed, lower-cased, de-duplicated), in the order first given. */
+  tags: string[];
+  evaluation_tags: string[];
+  usage_dashboard: number | null;
+  analytics_dashboards: number[];
+  has_enriched_analytics: boolean;
+  evaluation_runtime: EvaluationRuntime;
+  is_remote_configuration: boolean;
+  has_encrypted_payloads: boolean;
+  /** When an evaluation last returned this flag (null: never); feeds `active=STALE`. */
+  last_called_at: string | null;
+}
+
+/**
+ * Fields a request may write, after validation and coercion. Absent means "not sent" (PATCH keeps
+ * the stored value; create and PUT use the model default).
+ */
+export interface FlagWrite {
+  key?: string;
+  name?: string;
+  filters?: FlagFilters;
+  deleted?: boolean;
+  active?: boolean;
+  created_at?: string;
+  ensure_experience_continuity?: boolean;
+  rollback_conditions?: unknown;
+  performed_rollback?: boolean;
+  tags?: string[];
+  evaluation_tags?: string[];
+  analytics_dashboards?: number[];
+  has_enriched_analytics?: boolean;
+  evaluation_runtime?: EvaluationRuntime;
+  is_remote_configuration?: boolean;
+  has_encrypted_payloads?: boolean;
+}
+
+/** The model fields in PostHog's model order: the order activity changes are listed in. */
+export const LOGGED_FIELDS = [
+  'key',
+  'name',
+  'filters',
+  'deleted',
+  'active',
+  'rollback_conditions',
+  'performed_rollback',
+  'ensure_experience_continuity',
+  'usage_dashboard',
+  'analytics_dashboards',
+  'has_enriched_analytics',
+  'is_remote_configuration',
+  'has_encrypted_payloads',
+  'evaluation_runtime',
+  'tags',
+  'evaluation_tags',
+  'version',
+] as const satisfies readonly (keyof FeatureFlagRecord)[];
+
+/** PostHog's list/value cap per property (MAX_PROPERTY_VALUES); tests may lower it. */
+export const DEFAULT_MAX_PROPERTY_VALUES = 1000;

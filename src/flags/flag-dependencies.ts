@@ -1,0 +1,113 @@
+/**
+ * Flag dependencies: a condition property `{type: "flag", key: "<flag id>", operator:
+ * "flag_evaluates_to", value}` makes one flag depend on another (spec management.md §3.4).
+ * Pure checks over the project's flags: references must be integer ids of active, non-deleted
+ * flags, never the flag itself, and never a cycle; a flag others depend on cannot be deleted or
+ * disabled, and a flag cannot be enabled while a flag it depends on is disabled.
+ */
+import { HedgerowError } from '../errors.js';
+import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';
+
+/** The raw `key`s of every flag-type property in the filters' groups, in order. */
+export function flagPropertyKeys(filters: FlagFilters): unknown[] {
+  const groups = Array.isArray(filters.groups) ? filters.groups : [];
+  const keys: unknown[] = [];
+  for (const group of groups) {
+    const properties = (group as { properties?: unknown } | null)?.properties;
+    if (!Array.isArray(properties)) continue;
+    for (const p of properties) {
+      if (p && typeof p === 'object' && (p as { type?: unknown }).type === 'flag') keys.push((p as { key?: unknown }).key);
+    }
+  }
+  return keys;
+}
+
+/** The ids a flag depends on directly (references that are not integer ids are left out). */
+export function dependencyIds(filters: FlagFilters): number[] {
+  const ids = new Set<number>();
+  for (const key of flagPropertyKeys(filters)) {
+    const id = toFlagId(key);
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids];
+}
+
+/**
+ * Validates the dependencies of `flag` (its id is undefined on create) against the project's
+ * flags. Throws the 400 PostHog gives, attr `filters`.
+ */
+export function checkFlagDependencies(
+  flag: { id: number | undefined; key: string; filters: FlagFilters },
+  projectFlags: ReadonlyMap<number, FeatureFlagRecord>,
+): void {
+  for (const ref of flagPropertyKeys(flag.filters)) {
+    const id = toFlagId(ref);
+    if (id === undefined) {
+      throw invalid(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${String(ref)}'`);
+    }
+    if (id === flag.id) throw invalid(`Feature flag '${flag.key}' cannot depend on itself`);
+    const target = projectFlags.get(id);
+    if (!target || target.deleted) throw invalid(`Flag dependency references non-existent flag with ID ${id}`);
+    if (!target.active) {
+      throw invalid(
+        `Cannot create dependency on disabled flag '${target.key}' (ID: ${id}). Flag dependencies must reference active flags only.`,
+      );
+    }
+  }
+  if (flag.id !== undefined) {
+    const cycle = findCycle(flag.id, dependencyIds(flag.filters), projectFlags);
+    if (cycle) {
+      const names = cycle.map((id) => (id === flag.id ? flag.key : (projectFlags.get(id)?.key ?? String(id))));
+      throw invalid(`Circular dependency detected: ${names.join(' → ')}`);
+    }
+  }
+}
+
+/** Live, active flags of the project that depend on `id` directly. */
+export function activeDependents(id: number, projectFlags: Iterable<FeatureFlagRecord>): FeatureFlagRecord[] {
+  const out: FeatureFlagRecord[] = [];
+  for (const f of projectFlags) {
+    if (f.id !== id && !f.deleted && f.active && dependencyIds(f.filters).includes(id)) out.push(f);
+  }
+  return out;
+}
+
+export function describeFlags(flags: readonly FeatureFlagRecord[]): string {
+  return flags.map((f) => `${f.key} (ID: ${f.id})`).join(', ');
+}
+
+/** A path start → … → start through the dependency graph, if one exists. */
+function findCycle(
+  start: number,
+  direct: number[],
+  projectFlags: ReadonlyMap<number, FeatureFlagRecord>,
+): number[] | undefined {
+  const seen = new Set<number>();
+  const walk = (id: number, path: number[]): number[] | undefined => {
+    if (id === start) return [...path, id];
+    if (seen.has(id)) return undefined;
+    seen.add(id);
+    const flag = projectFlags.get(id);
+    if (!flag) return undefined;
+    for (const next of dependencyIds(flag.filters)) {
+      const found = walk(next, [...path, id]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (const id of direct) {
+    const found = walk(id, [start]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function toFlagId(ref: unknown): number | undefined {
+  if (typeof ref === 'number' && Number.isSafeInteger(ref) && ref > 0) return ref;
+  if (typeof ref === 'string' && /^\d{1,15}$/.test(ref)) return Number(ref);
+  return undefined;
+}
+
+function invalid(detail: string): HedgerowError {
+  return new HedgerowError('HR_VALIDATION', detail, 'filters');
+}

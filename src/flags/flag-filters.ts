@@ -1,0 +1,191 @@
+/**
+ * Validation of a flag's `filters` on create and update (spec §3.4 "filters", in PostHog's order).
+ * Every error is a 400 with attr `filters`. Returns the filters to store, or `undefined` when a
+ * PATCH sent filters without `groups` (PostHog then keeps the stored filters).
+ *
+ * Checks, in order: `groups` present (a list; non-empty on create); property types (person,
+ * cohort or flag properties, or with `aggregation_group_type_index` only group properties of that
+ * index); flag properties use `flag_evaluates_to`; variant overrides name a variant; then per
+ * property: list size, cohort references, date values, string-only operators; variant rollouts
+ * sum to 100; payloads. Flag-dependency rules (ids, cycles) live in flag-dependencies.ts.
+ */
+
+import { HedgerowError } from '../errors.js';
+import { checkCohortReference, type CohortLookup } from './cohort-checks.js';
+import type { FlagFilters } from './feature-flag.js';
+import { parseFlagDateValue } from './flag-date-value.js';
+import { pythonJsonDumps, pythonStr } from './python-repr.js';
+
+export interface FilterValidationContext {
+  mode: 'create' | 'patch' | 'put';
+  cohort: CohortLookup;
+  maxPropertyValues: number;
+  /** The moment relative dates are resolved against (only their syntax matters here). */
+  now: Date;
+}
+
+export const FILTER_ERRORS = {
+  noGroups: 'Feature flags must have at least one condition set (group).',
+  personOnly: 'Filters are not valid (can only use person and cohort properties)',
+  groupOnly: 'Filters are not valid (can only use group properties)',
+  flagOperator: "Flag properties must use the 'flag_evaluates_to' operator",
+  badVariants: 'Invalid variant definitions: variants must be a list of objects.',
+  variantSum: 'Invalid variant definitions: Variant rollout percentages must sum to 100.',
+  variantOverride: 'Filters are not valid (variant override does not exist)',
+  payloadsNotDict: 'Payloads must be passed as a dictionary',
+  payloadNotJson: 'Payload value is not valid JSON',
+  payloadKeysMultivariate: 'Payload keys must match a variant key for multivariate flags',
+  payloadKeysBoolean: "Payload keys must be 'true' for boolean flags",
+} as const;
+
+/** Operators whose value must be a string (spec §3.4). */
+const STRING_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte']);
+const DATE_OPERATORS = new Set(['is_date_before', 'is_date_after']);
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function invalid(detail: string): never {
+  throw new HedgerowError('HR_VALIDATION', detail, 'filters');
+}
+
+/** Python truthiness of a JSON value. */
+function truthy(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length > 0;
+  if (isObject(v)) return Object.keys(v).length > 0;
+  return v !== null && v !== undefined && v !== false && v !== 0 && v !== '';
+}
+
+/** A property's `type`; none means an event property. */
+function propertyType(p: Obj): unknown {
+  return p.type === undefined || p.type === null || p.type === '' ? 'event' : p.type;
+}
+
+/** A group type index as a number when it is one (PostHog casts `"0"` to 0). */
+function groupIndex(v: unknown): unknown {
+  return typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
+}
+
+/** The conditions and, per condition, its property objects; malformed entries fail `typeError`. */
+function conditionsOf(groups: unknown[], typeError: string): { condition: Obj; properties: Obj[] }[] {
+  return groups.map((condition) => {
+    if (!isObject(condition)) invalid(typeError);
+    const raw = condition.properties === undefined ? [] : condition.properties;
+    if (!Array.isArray(raw) || !raw.every(isObject)) invalid(typeError);
+    return { condition, properties: raw };
+  });
+}
+
+/** The `multivariate.variants` list (empty when absent). */
+function variantsOf(filters: Obj): Obj[] {
+  const mv = filters.multivariate;
+  if (mv === undefined || mv === null) return [];
+  if (!isObject(mv)) invalid(FILTER_ERRORS.badVariants);
+  if (mv.variants === undefined) return [];
+  if (!Array.isArray(mv.variants) || !mv.variants.every(isObject)) invalid(FILTER_ERRORS.badVariants);
+  return mv.variants;
+}
+
+function checkProperty(p: Obj, ctx: FilterValidationContext): void {
+  if (Array.isArray(p.value) && p.value.length > ctx.maxPropertyValues) {
+    invalid(
+      `Property group expressions of type ${pythonStr(p.key)} cannot contain more than ${ctx.maxPropertyValues} values.`,
+    );
+  }
+  if (p.type === 'cohort') checkCohortReference(p.value, ctx.cohort);
+  const operator = p.operator;
+  if (typeof operator !== 'string') return;
+  if (DATE_OPERATORS.has(operator) && parseFlagDateValue(p.value, ctx.now) === undefined) {
+    throw new HedgerowError('HR_INVALID_DATE', `Invalid date value: ${pythonStr(p.value)}`);
+  }
+  if (STRING_OPERATORS.has(operator) && typeof p.value !== 'string') {
+    throw new HedgerowError('HR_INVALID_OPERATOR_VALUE', `Invalid value for operator ${operator}: ${pythonStr(p.value)}`);
+  }
+}
+
+function variantRolloutSum(variants: Obj[]): number {
+  let sum = 0;
+  for (const v of variants) {
+    const r = v.rollout_percentage === undefined ? 0 : v.rollout_percentage;
+    if (typeof r === 'number') sum += r;
+    else if (typeof r === 'boolean') sum += r ? 1 : 0;
+    else return NaN;
+  }
+  return sum;
+}
+
+/** Checks payloads; returns them with object values turned into JSON strings. */
+function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
+  if (!('payloads' in filters)) return undefined;
+  const payloads = filters.payloads;
+  if (!isObject(payloads)) invalid(FILTER_ERRORS.payloadsNotDict);
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(payloads)) {
+    if (typeof value === 'string') {
+      try {
+        JSON.parse(value);
+      } catch {
+        invalid(FILTER_ERRORS.payloadNotJson);
+      }
+    }
+    out[key] = isObject(value) ? pythonJsonDumps(value) : value;
+  }
+  const keys = Object.keys(payloads);
+  if (truthy(filters.multivariate)) {
+    if (!keys.every((k) => variantKeys.includes(k))) invalid(FILTER_ERRORS.payloadKeysMultivariate);
+  } else if (keys.length > 1 || keys.some((k) => k !== 'true')) {
+    invalid(FILTER_ERRORS.payloadKeysBoolean);
+  }
+  return out;
+}
+
+export function validateFlagFilters(filters: Readonly<Obj>, ctx: FilterValidationContext): FlagFilters | undefined {
+  if (!('groups' in filters)) {
+    if (ctx.mode === 'patch') return undefined;
+    invalid(FILTER_ERRORS.noGroups);
+  }
+  const groups = filters.groups;
+  if (!Array.isArray(groups) || (ctx.mode === 'create' && groups.length === 0)) invalid(FILTER_ERRORS.noGroups);
+
+  const aggregation = filters.aggregation_group_type_index ?? null;
+  const typeError = aggregation === null ? FILTER_ERRORS.personOnly : FILTER_ERRORS.groupOnly;
+  const conditions = conditionsOf(groups, typeError);
+  const all = conditions.flatMap((c) => c.properties);
+  if (aggregation === null) {
+    if (!all.every((p) => ['person', 'cohort', 'flag'].includes(propertyType(p) as string))) invalid(typeError);
+    if (!all.every((p) => p.type !== 'flag' || p.operator === 'flag_evaluates_to')) invalid(FILTER_ERRORS.flagOperator);
+  } else if (!all.every((p) => p.type === 'group' && groupIndex(p.group_type_index) === groupIndex(aggregation))) {
+    invalid(typeError);
+  }
+
+  const variants = variantsOf(filters);
+  const variantKeys = variants.map((v) => v.key);
+  for (const { condition, properties } of conditions) {
+    if (truthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid(FILTER_ERRORS.variantOverride);
+    for (const p of properties) checkProperty(p, ctx);
+  }
+  if (variants.length > 0 && variantRolloutSum(variants) !== 100) invalid(FILTER_ERRORS.variantSum);
+
+  const payloads = checkPayloads(filters, variantKeys);
+  const stored = structuredClone(filters) as FlagFilters;
+  if (payloads !== undefined) stored.payloads = payloads;
+  return stored;
+}
+
+/** Every `regex`/`not_regex` pattern in the conditions, for the create-time dry run. */
+export function regexPatterns(filters: FlagFilters): string[] {
+  const out: string[] = [];
+  const groups = Array.isArray(filters.groups) ? filters.groups : [];
+  for (const g of groups) {
+    const props = isObject(g) && Array.isArray(g.properties) ? g.properties : [];
+    for (const p of props) {
+      if (isObject(p) && (p.operator === 'regex' || p.operator === 'not_regex') && typeof p.value === 'string') {
+        out.push(p.value);
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,163 @@
+/**
+ * A create/PATCH/PUT body of the flag management API checked and coerced into a `FlagWrite`
+ * (spec §3.3 fields, §3.4 validation). Throws the one error PostHog reports (spec §1): field
+ * errors in the serializer's field order (the first failing field wins), then the non-field
+ * `validate()` rule (attr null), then on create the dry-run check of `create()` (attr null).
+ * Unknown and read-only body fields (`id`, `created_by`, `is_simple_flag`, …) are ignored.
+ */
+
+import { HedgerowError } from '../errors.js';
+import type { CohortInfo } from './cohort-checks.js';
+import {
+  readBooleanField,
+  readCharField,
+  readChoiceField,
+  readDateTimeField,
+  readDictField,
+  readIntegerField,
+  readListField,
+  readPrimaryKeyList,
+  readStringItem,
+} from './drf-fields.js';
+import { EVALUATION_RUNTIMES, type FeatureFlagRecord, type FlagWrite } from './feature-flag.js';
+import { regexPatterns, validateFlagFilters } from './flag-filters.js';
+import { compileFlagRegex } from './flag-regex.js';
+import { tagifyAll } from './tagify.js';
+
+export type { CohortInfo } from './cohort-checks.js';
+
+export interface FlagValidationContext {
+  mode: 'create' | 'patch' | 'put';
+  /** The stored flag, for PATCH and PUT. */
+  current?: FeatureFlagRecord;
+  /** Id of the project's non-deleted flag with that key. */
+  liveFlagIdByKey(key: string): number | undefined;
+  /** The project's cohorts (deleted ones included). */
+  cohort(id: number): CohortInfo | undefined;
+  /** MAX_PROPERTY_VALUES: 1000 in production, 10 in PostHog's tests. */
+  maxPropertyValues: number;
+  /** Whether a dashboard id exists, for `analytics_dashboards`; absent: any integer is accepted. */
+  dashboardExists?(id: number): boolean;
+  /** For relative dates in conditions; defaults to the current time. */
+  now?: Date;
+}
+
+const KEY_FORMAT = /^[a-zA-Z0-9_-]+$/;
+const KEY_MAX_LENGTH = 400;
+const CREATION_CONTEXTS = ['feature_flags', 'experiments', 'surveys', 'early_access_features', 'web_experiments'];
+const DRY_RUN_FAILED = "Can't evaluate flag - please check release conditions";
+
+type FieldRule = (value: unknown, out: FlagWrite, ctx: FlagValidationContext) => void;
+
+function checkKey(key: string, ctx: FlagValidationContext): string {
+  const holder = ctx.liveFlagIdByKey(key);
+  if (holder !== undefined && holder !== ctx.current?.id) {
+    throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
+  }
+  if (!KEY_FORMAT.test(key)) throw new HedgerowError('HR_INVALID_FLAG_KEY');
+  return key;
+}
+
+function readTags(value: unknown, attr: string): string[] {
+  return tagifyAll(readListField(value, attr).map((t) => readStringItem(t, attr)));
+}
+
+/** A nullable model boolean: PostHog would store null; Hedgerow stores the model default false. */
+function nullableBoolean(value: unknown, attr: string): boolean {
+  return readBooleanField(value, attr, true) ?? false;
+}
+
+/** The writable fields in the order of PostHog's `FeatureFlagSerializer.Meta.fields`. */
+const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
+  ['name', (v, out) => (out.name = readCharField(v, 'name', { allowBlank: true }))],
+  [
+    'key',
+    (v, out, ctx) => (out.key = checkKey(readCharField(v, 'key', { allowBlank: false, maxLength: KEY_MAX_LENGTH }), ctx)),
+  ],
+  [
+    'filters',
+    (v, out, ctx) => {
+      const filters = validateFlagFilters(readDictField(v, 'filters'), {
+        mode: ctx.mode,
+        cohort: (id) => ctx.cohort(id),
+        maxPropertyValues: ctx.maxPropertyValues,
+        now: ctx.now ?? new Date(),
+      });
+      if (filters !== undefined) out.filters = filters;
+    },
+  ],
+  ['deleted', (v, out) => (out.deleted = readBooleanField(v, 'deleted', false) as boolean)],
+  ['active', (v, out) => (out.active = readBooleanField(v, 'active', false) as boolean)],
+  ['created_at', (v, out) => (out.created_at = readDateTimeField(v, 'created_at'))],
+  ['version', (v) => readIntegerField(v, 'version')],
+  ['ensure_experience_continuity', (v, out) => (out.ensure_experience_continuity = nullableBoolean(v, 'ensure_experience_continuity'))],
+  ['rollback_conditions', (v, out) => (out.rollback_conditions = v)],
+  ['performed_rollback', (v, out) => (out.performed_rollback = nullableBoolean(v, 'performed_rollback'))],
+  ['tags', (v, out) => (out.tags = readTags(v, 'tags'))],
+  ['evaluation_tags', (v, out) => (out.evaluation_tags = readTags(v, 'evaluation_tags'))],
+  [
+    'analytics_dashboards',
+    (v, out, ctx) =>
+      (out.analytics_dashboards = readPrimaryKeyList(
+        v,
+        'analytics_dashboards',
+        ctx.dashboardExists === undefined ? undefined : (id) => ctx.dashboardExists?.(id) ?? true,
+      )),
+  ],
+  ['has_enriched_analytics', (v, out) => (out.has_enriched_analytics = nullableBoolean(v, 'has_enriched_analytics'))],
+  [
+    'creation_context',
+    (v) => readChoiceField(v, 'creation_context', CREATION_CONTEXTS, { allowBlank: false, allowNull: false }),
+  ],
+  ['is_remote_configuration', (v, out) => (out.is_remote_configuration = nullableBoolean(v, 'is_remote_configuration'))],
+  ['has_encrypted_payloads', (v, out) => (out.has_encrypted_payloads = nullableBoolean(v, 'has_encrypted_payloads'))],
+  [
+    'evaluation_runtime',
+    (v, out) => {
+      const runtime = readChoiceField(v, 'evaluation_runtime', EVALUATION_RUNTIMES, { allowBlank: true, allowNull: true });
+      // PostHog stores null/'' as given; both mean "evaluate everywhere", the model default.
+      out.evaluation_runtime = runtime === null || runtime === '' ? 'all' : runtime;
+    },
+  ],
+  ['_create_in_folder', (v) => readCharField(v, '_create_in_folder', { allowBlank: true })],
+  ['_should_create_usage_dashboard', (v) => readBooleanField(v, '_should_create_usage_dashboard', false)],
+];
+
+function sent(body: Readonly<Record<string, unknown>>, field: string): boolean {
+  return Object.prototype.hasOwnProperty.call(body, field) && body[field] !== undefined;
+}
+
+/** `validate()`: evaluation tags must be a subset of the flag's tags (attr null). */
+function checkEvaluationTags(out: FlagWrite, ctx: FlagValidationContext): void {
+  if (out.evaluation_tags === undefined || out.evaluation_tags.length === 0) return;
+  const tags = new Set(out.tags ?? ctx.current?.tags ?? []);
+  const invalid = out.evaluation_tags.filter((t) => !tags.has(t)).sort();
+  if (invalid.length > 0) {
+    throw new HedgerowError(
+      'HR_VALIDATION',
+      `Evaluation tags must be a subset of tags. Invalid evaluation tags: ${invalid.join(', ')}`,
+      null,
+    );
+  }
+}
+
+/** `create()`'s dry run: every regex in the conditions must compile (attr null). */
+function dryRun(out: FlagWrite): void {
+  if (out.filters === undefined) return;
+  for (const pattern of regexPatterns(out.filters)) {
+    if (compileFlagRegex(pattern) === undefined) throw new HedgerowError('HR_VALIDATION', DRY_RUN_FAILED, null);
+  }
+}
+
+export function validateFlagWrite(body: Readonly<Record<string, unknown>>, ctx: FlagValidationContext): FlagWrite {
+  const out: FlagWrite = {};
+  for (const [field, rule] of FIELD_RULES) {
+    if (sent(body, field)) rule(body[field], out, ctx);
+    else if (field === 'key' && ctx.mode !== 'patch') throw new HedgerowError('HR_FIELD_REQUIRED', undefined, 'key');
+  }
+  checkEvaluationTags(out, ctx);
+  if (ctx.mode === 'create') dryRun(out);
+  // PostHog's _update_filters: turning a flag on clears a performed rollback.
+  if (out.active === true) out.performed_rollback = false;
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * The common first steps of a management API request (PostHog's REST API): read the body (JSON or
+ * form), authenticate the personal API key, check the scope the action needs, and resolve the
+ * project or organization of the path. Handlers get a plain `ApiRequest` and throw catalogued errors.
+ */
+import {
+  authenticatePersonalKey,
+  checkProjectAccess,
+  requireScope,
+  resolveProject,
+  type Principal,
+  type RequiredScope,
+} from '../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../errors.js';
+import type { AuthStore, Organization, Project } from '../store/auth-store.js';
+import type { Params } from './router.js';
+import type { HttpRequest } from './types.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface ApiRequest {
+  readonly http: HttpRequest;
+  readonly query: URLSearchParams;
+  /** The parsed body: `{}` when empty; form fields as strings. */
+  readonly body: JsonObject;
+  readonly principal: Principal;
+}
+
+export interface ProjectApiRequest extends ApiRequest {
+  readonly project: Project;
+}
+
+export interface OrganizationApiRequest extends ApiRequest {
+  readonly organization: Organization;
+}
+
+/** Authenticates, checks the scope, then resolves `:project_id` (or the project a `?token=` names). */
+export function projectRequest(
+  auth: AuthStore,
+  http: HttpRequest,
+  params: Params,
+  scope: RequiredScope,
+): ProjectApiRequest {
+  const base = apiRequest(auth, http, scope);
+  const token = base.query.get('token') ?? base.query.get('api_key') ?? stringField(base.body, 'token');
+  let project: Project;
+  if (token) {
+    // A project API key in the request selects the project, as PostHog's routing does.
+    const byToken = auth.projectByToken(token);
+    if (!byToken) throw new HedgerowError('HR_PROJECT_TOKEN_INVALID');
+    project = checkProjectAccess(auth, base.principal, byToken);
+  } else {
+    project = resolveProject(auth, base.principal, params.project_id ?? '');
+  }
+  return { ...base, project };
+}
+
+/** Authenticates, checks the scope, then resolves `:organization_id` (an id or `@current`). */
+export function organizationRequest(
+  auth: AuthStore,
+  http: HttpRequest,
+  params: Params,
+  scope: RequiredScope,
+): OrganizationApiRequest {
+  const base = apiRequest(auth, http, scope);
+  const ref = params.organization_id ?? '@current';
+  const user = base.principal.user;
+  const id = ref === '@current' ? user.organization_id : ref;
+  const organization = auth.organization(id);
+  if (!organization || organization.id !== user.organization_id) throw new HedgerowError('HR_NOT_FOUND');
+  return { ...base, organization };
+}
+
+function apiRequest(auth: AuthStore, http: HttpRequest, scope: RequiredScope): ApiRequest {
+  const query = new URLSearchParams(http.query);
+  const body = readBody(http);
+  const principal = authenticatePersonalKey(auth, http.header('authorization'), query, body);
+  requireScope(principal, scope);
+  return { http, query, body, principal };
+}
+
+/** The request body as an object: JSON, or `application/x-www-form-urlencoded` (last value wins). */
+export function readBody(http: HttpRequest): JsonObject {
+  if (http.body.byteLength === 0) return {};
+  const text = Buffer.from(http.body.buffer, http.body.byteOffset, http.body.byteLength).toString('utf8');
+  const type = http.header('content-type').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+    throw new HedgerowError('HR_UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type}" in request.`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new HedgerowError('HR_JSON_PARSE', `JSON parse error - ${(err as Error).message}`);
+  }
+  if (value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new HedgerowError(
+      'HR_VALIDATION',
+      `Invalid data. Expected a dictionary, but got ${Array.isArray(value) ? 'list' : pythonTypeName(value)}.`,
+    );
+  }
+  return value as JsonObject;
+}
+
+/** The absolute URL of this request's path with the given query (`x-forwarded-proto` honoured). */
+export function absoluteUrl(http: HttpRequest, query: URLSearchParams | string): string {
+  const host = http.header('host') || 'localhost';
+  const proto = http.header('x-forwarded-proto').split(',')[0]!.trim() || 'http';
+  const q = query.toString();
+  return `${proto}://${host}${http.path}${q ? `?${q}` : ''}`;
+}
+
+function stringField(body: JsonObject, name: string): string | undefined {
+  const v = body[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function pythonTypeName(v: unknown): string {
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  return typeof v;
+}

@@ -1,0 +1,39 @@
+/**
+ * The flag activity log (seed endpoints 10 and 13; spec management.md §4.1):
+ * `GET …/feature_flags/activity/` (every flag of the project) and `GET …/feature_flags/:id/activity/`
+ * (one flag, deleted ones included; 404 outside the project). Page-numbered, newest first; a scoped
+ * personal key needs `activity_log:read`.
+ */
+import { renderActivity, type ActivityLog } from '../../store/activity-log.js';
+import type { AuthStore } from '../../store/auth-store.js';
+import { FLAG_ACTIVITY_SCOPE, type FlagStore } from '../../store/flag-store.js';
+import { projectRequest } from '../api-request.js';
+import { pageNumberPage, parsePageNumber } from '../pagination.js';
+import { json } from '../respond.js';
+import type { Router } from '../router.js';
+import { FLAG_API_PREFIXES, flagOfProject, withCurrentProject } from './feature-flags-api.js';
+
+export interface FlagActivityApiDeps {
+  auth: AuthStore;
+  flags: FlagStore;
+  activity: ActivityLog;
+}
+
+/** Add before the flag routes, so that `activity` is not taken for a flag id. */
+export function addFlagActivityRoutes(router: Router, deps: FlagActivityApiDeps): void {
+  for (const prefix of FLAG_API_PREFIXES) {
+    router.add(['GET'], `${prefix}/activity`, 'api:feature_flags_activity', (http, params) => {
+      const req = projectRequest(deps.auth, http, withCurrentProject(params), 'activity_log:read');
+      const page = parsePageNumber(req.query);
+      const entries = deps.activity.list(req.project.id, FLAG_ACTIVITY_SCOPE);
+      return json(200, pageNumberPage(http, req.query, entries, page, renderActivity));
+    });
+    router.add(['GET'], `${prefix}/:id/activity`, 'api:feature_flag_activity', (http, params) => {
+      const req = projectRequest(deps.auth, http, withCurrentProject(params), 'activity_log:read');
+      const flag = flagOfProject(deps.flags, req.project.id, params);
+      const page = parsePageNumber(req.query);
+      const entries = deps.activity.list(req.project.id, FLAG_ACTIVITY_SCOPE, String(flag.id));
+      return json(200, pageNumberPage(http, req.query, entries, page, renderActivity));
+    });
+  }
+}
