@@ -67,7 +67,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
-  const flags = new FlagStore(dbs, activity, new DashboardStore(dbs));
+  const dashboards = new DashboardStore(dbs);
+  const flags = new FlagStore(dbs, activity, dashboards);
   const canEdit = flagEditPermission(rbac);
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
@@ -77,6 +78,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     auth,
     flags,
     canEdit,
+    dashboardExists: (projectId, id) => dashboards.get(projectId, id) !== undefined,
     // Cohorts arrive with flag evaluation (issue 4); until then every cohort reference is unknown.
     cohort: () => undefined,
     maxPropertyValues: config.maxPropertyValues,

@@ -114,7 +114,8 @@ export function pythonJsonDumps(value: unknown): string {
 }
 
 /** Python's whitespace for `str.strip()` (differs from JavaScript's `trim()` at the edges). */
-const PY_STRIP = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g;
+const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PY_STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
 
 /** Python's `str.strip()` with no argument. */
 export function pythonStrip(s: string): string {

@@ -90,7 +90,10 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
   ['active', (v, out) => (out.active = readBooleanField(v, 'active', false) as boolean)],
   ['created_at', (v, out) => (out.created_at = readDateTimeField(v, 'created_at'))],
   ['version', (v) => readIntegerField(v, 'version')],
-  ['ensure_experience_continuity', (v, out) => (out.ensure_experience_continuity = nullableBoolean(v, 'ensure_experience_continuity'))],
+  [
+    'ensure_experience_continuity',
+    (v, out) => (out.ensure_experience_continuity = nullableBoolean(v, 'ensure_experience_continuity')),
+  ],
   ['rollback_conditions', (v, out) => (out.rollback_conditions = v)],
   ['performed_rollback', (v, out) => (out.performed_rollback = nullableBoolean(v, 'performed_rollback'))],
   ['tags', (v, out) => (out.tags = readTags(v, 'tags'))],

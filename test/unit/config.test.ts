@@ -66,6 +66,7 @@ describe('loadConfig', () => {
       HEDGEROW_SHUTDOWN_TIMEOUT_MS: '100',
       HEDGEROW_TASKS_PER_WORKER: '64',
       HEDGEROW_BATCH_WINDOW_MS: '0.5',
+      HEDGEROW_MAX_PROPERTY_VALUES: '10',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 100,
       tasksPerWorker: 64,
       batchWindowMs: 0.5,
+      maxPropertyValues: 10,
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -104,7 +106,7 @@ describe('loadConfig', () => {
         defaultsPath: defaultsFile({
           host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
           maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, batchWindowMs: 1,
-          prot: 1,
+          maxPropertyValues: 1000, prot: 1,
         }),
       }),
     );

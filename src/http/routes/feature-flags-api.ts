@@ -30,6 +30,8 @@ export interface FeatureFlagsApiDeps {
   flags: FlagStore;
   /** Whether `user` may edit `flag` (spec §5.2). */
   canEdit(user: User, flag: FeatureFlagRecord): boolean;
+  /** Whether the project has this dashboard (for `analytics_dashboards`). */
+  dashboardExists(projectId: number, id: number): boolean;
   /** The project's cohorts, for cohort references in filters. */
   cohort(projectId: number, id: number): CohortInfo | undefined;
   maxPropertyValues: number;
@@ -114,7 +116,7 @@ class FlagApi {
     if (!this.deps.canEdit(user, existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
     const flag = this.deps.flags.update(projectId, existing.id, user, (current) => {
       const write = validateFlagWrite(req.body, { ...this.validationContext(projectId, mode), current });
-      if (findVersionConflict(req.body, current)) {
+      if (findVersionConflict(req.body, current, write)) {
         const by = current.last_modified_by === null ? undefined : this.deps.auth.user(current.last_modified_by);
         throw new HedgerowError(
           'HR_FLAG_VERSION_CONFLICT',
@@ -184,6 +186,7 @@ class FlagApi {
       mode,
       liveFlagIdByKey: (key: string) => this.deps.flags.liveIdByKey(projectId, key),
       cohort: (id: number) => this.deps.cohort(projectId, id),
+      dashboardExists: (id: number) => this.deps.dashboardExists(projectId, id),
       maxPropertyValues: this.deps.maxPropertyValues,
     };
   }
