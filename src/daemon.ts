@@ -10,6 +10,7 @@ import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './http/routes/events-api.js';
 import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
+import { addCohortsApiRoutes } from './http/routes/cohorts-api.js';
 import { addFeatureFlagsApiRoutes } from './http/routes/feature-flags-api.js';
 import { addFlagActivityRoutes } from './http/routes/flag-activity-api.js';
 import { flagEditPermission } from './http/routes/flag-edit-permission.js';
@@ -26,6 +27,7 @@ import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { EventReader, EventWriter } from './store/event-log.js';
 import { openStore, type StoreDatabases } from './store/open-store.js';
 import { ActivityLog } from './store/activity-log.js';
+import { CohortStore } from './store/cohort-store.js';
 import { DashboardStore } from './store/dashboard-store.js';
 import { FlagStore } from './store/flag-store.js';
 import { RbacStore } from './store/rbac-store.js';
@@ -70,6 +72,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const dashboards = new DashboardStore(dbs);
   const flags = new FlagStore(dbs, activity, dashboards);
   const canEdit = flagEditPermission(rbac);
+  const cohorts = new CohortStore(dbs);
+  addCohortsApiRoutes(router, { auth, cohorts });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
   addFlagActivityRoutes(router, { auth, flags, activity });
@@ -79,8 +83,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     flags,
     canEdit,
     dashboardExists: (projectId, id) => dashboards.get(projectId, id) !== undefined,
-    // Cohorts arrive with flag evaluation (issue 4); until then every cohort reference is unknown.
-    cohort: () => undefined,
+    cohort: (projectId, id) => cohorts.get(projectId, id),
     maxPropertyValues: config.maxPropertyValues,
   });
 

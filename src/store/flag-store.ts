@@ -150,7 +150,7 @@ export class FlagStore {
   }
 
   private bumpVersion(projectId: number): void {
-    this.dbs.flags.putSync(K.version(projectId), this.flagsVersion(projectId) + 1);
+    bumpFlagsVersion(this.dbs, projectId);
   }
 
   private log(
@@ -171,6 +171,15 @@ export class FlagStore {
       created_at: now,
     });
   }
+}
+
+/**
+ * Moves the project's flag version (what evaluation snapshots compare). Call inside the write
+ * transaction of anything evaluation reads: flags, and the cohorts their conditions reference.
+ */
+export function bumpFlagsVersion(dbs: StoreDatabases, projectId: number): void {
+  const current = (dbs.flags.get(K.version(projectId)) as number | undefined) ?? 0;
+  dbs.flags.putSync(K.version(projectId), current + 1);
 }
 
 function definedFields(write: FlagWrite): Partial<FeatureFlagRecord> {

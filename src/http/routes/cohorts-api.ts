@@ -1,0 +1,156 @@
+/**
+ * Cohorts (PostHog's `/api/projects/:project_id/cohorts/`): list, create, retrieve, PATCH and soft
+ * delete (PATCH `deleted: true`). Flags reference cohorts in their conditions; the flag API checks
+ * those references against this store. Scopes `cohort:read` / `cohort:write`.
+ */
+import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../../errors.js';
+import { cohortIdOf } from '../../flags/cohort-checks.js';
+import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
+import type { AuthStore } from '../../store/auth-store.js';
+import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
+import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
+import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
+import { json } from '../respond.js';
+import type { Params, Router } from '../router.js';
+import { basicUserOrNull } from '../serialize-user.js';
+import type { HttpRequest, HttpResponse } from '../types.js';
+
+export interface CohortsApiDeps {
+  auth: AuthStore;
+  cohorts: CohortStore;
+}
+
+const COHORTS = '/api/projects/:project_id/cohorts';
+const NAME_MAX_LENGTH = 400;
+
+export function addCohortsApiRoutes(router: Router, deps: CohortsApiDeps): void {
+  const api = new CohortsApi(deps);
+  router.add(['GET', 'POST'], COHORTS, 'api:cohorts', (req, params) =>
+    req.method === 'GET' ? api.list(req, params) : api.create(req, params),
+  );
+  router.add(['GET', 'PATCH', 'PUT', 'DELETE'], `${COHORTS}/:id`, 'api:cohort', (req, params) => {
+    if (req.method === 'GET') return api.retrieve(req, params);
+    if (req.method === 'DELETE') return api.refuseDelete(req, params);
+    return api.update(req, params);
+  });
+}
+
+class CohortsApi {
+  constructor(private readonly deps: CohortsApiDeps) {}
+
+  list(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'cohort:read');
+    const live = this.deps.cohorts
+      .list(req.project.id)
+      .filter((c) => !c.deleted)
+      .reverse();
+    return json(200, limitOffsetPage(http, req.query, live, parseLimitOffset(req.query), (c) => this.render(c)));
+  }
+
+  create(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'cohort:write');
+    const cohort = this.deps.cohorts.create(req.project.id, req.principal.user.id, () =>
+      this.validate(req, req.body, undefined),
+    );
+    return json(201, this.render(cohort));
+  }
+
+  retrieve(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'cohort:read');
+    return json(200, this.render(this.cohortOf(req, params)));
+  }
+
+  update(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'cohort:write');
+    const existing = this.cohortOf(req, params);
+    const cohort = this.deps.cohorts.update(req.project.id, existing.id, (current) =>
+      this.validate(req, req.body, current),
+    );
+    return json(200, this.render(cohort));
+  }
+
+  /** Cohorts are soft-deleted with PATCH `deleted: true`, as flags are. */
+  refuseDelete(http: HttpRequest, params: Params): HttpResponse {
+    this.request(http, params, 'cohort:write');
+    return { status: 405, body: '' };
+  }
+
+  private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
+    return projectRequest(this.deps.auth, http, params, scope);
+  }
+
+  private cohortOf(req: ProjectApiRequest, params: Params): CohortRecord {
+    const raw = params.id ?? '';
+    const cohort = /^\d{1,15}$/.test(raw) ? this.deps.cohorts.get(req.project.id, Number(raw)) : undefined;
+    if (!cohort) throw new HedgerowError('HR_NOT_FOUND');
+    return cohort;
+  }
+
+  /** Field checks in field order: name, description, filters (a property group), is_static, deleted. */
+  private validate(req: ProjectApiRequest, body: JsonObject, current: CohortRecord | undefined): CohortWrite {
+    const out: CohortWrite = {};
+    if (body.name !== undefined && body.name !== null) {
+      out.name = readCharField(body.name, 'name', { allowBlank: true, maxLength: NAME_MAX_LENGTH });
+    }
+    if (body.description !== undefined && body.description !== null) {
+      out.description = readCharField(body.description, 'description', { allowBlank: true });
+    }
+    if (body.filters !== undefined) {
+      const filters = readDictField(body.filters, 'filters');
+      this.checkFilters(req.project.id, filters, current?.id);
+      out.filters = filters;
+    }
+    if (body.is_static !== undefined) out.is_static = readBooleanField(body.is_static, 'is_static', false) as boolean;
+    if (body.deleted !== undefined) out.deleted = readBooleanField(body.deleted, 'deleted', false) as boolean;
+    return out;
+  }
+
+  /** `filters.properties` must be an AND/OR group; referenced cohorts must exist and not loop back. */
+  private checkFilters(projectId: number, filters: JsonObject, selfId: number | undefined): void {
+    const properties = filters.properties;
+    if (properties === undefined) return;
+    const invalid = (detail: string) => new HedgerowError('HR_VALIDATION', detail, 'filters');
+    const visit = (node: unknown, path: Set<number>): void => {
+      if (node === null || typeof node !== 'object' || Array.isArray(node)) {
+        throw invalid('Cohort filters must be property groups of the form {"type": "AND" | "OR", "values": [...]}.');
+      }
+      const group = node as JsonObject;
+      if (Array.isArray(group.values)) {
+        if (group.type !== 'AND' && group.type !== 'OR') throw invalid('Property group type must be "AND" or "OR".');
+        for (const child of group.values) visit(child, path);
+        return;
+      }
+      if (group.type !== 'cohort') return;
+      const id = cohortIdOf(group.value);
+      const target = id === undefined ? undefined : this.deps.cohorts.get(projectId, id);
+      if (id === undefined || !target) {
+        throw new HedgerowError('HR_COHORT_DOES_NOT_EXIST', `Cohort with id ${String(group.value)} does not exist`);
+      }
+      if (id === selfId || path.has(id)) throw invalid('Cohorts cannot reference other cohorts in a loop.');
+      const nested = (target.filters as { properties?: unknown }).properties;
+      if (nested !== undefined) visit(nested, new Set([...path, id]));
+    };
+    visit(properties, new Set(selfId === undefined ? [] : [selfId]));
+  }
+
+  private render(c: CohortRecord): Record<string, unknown> {
+    return {
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      groups: [],
+      deleted: c.deleted,
+      filters: c.filters,
+      query: null,
+      is_calculating: false,
+      created_by: basicUserOrNull((id) => this.deps.auth.user(id), c.created_by),
+      created_at: c.created_at,
+      last_calculation: null,
+      errors_calculating: 0,
+      count: c.is_static ? this.deps.cohorts.staticMemberCount(c.project_id, c.id) : null,
+      is_static: c.is_static,
+      experiment_set: [],
+    };
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Cohorts in the `flags` database (`['cohort', project, id]`), next to the flags whose conditions
+ * reference them: every change moves the project's flag version in the same transaction, so
+ * evaluation snapshots rebuild. Static cohorts keep their members by distinct id
+ * (`['cohort_member', project, cohort id, distinct id]`), as the flags service reads membership.
+ */
+import { HedgerowError } from '../errors.js';
+import { isoMicros } from '../util/iso-micros.js';
+import { bumpFlagsVersion } from './flag-store.js';
+import { nextId, type StoreDatabases } from './open-store.js';
+
+export interface CohortRecord {
+  id: number;
+  project_id: number;
+  name: string;
+  description: string;
+  /** `{properties: {type: 'AND'|'OR', values: [...]}}`; `{}` for a static cohort. */
+  filters: Record<string, unknown>;
+  is_static: boolean;
+  deleted: boolean;
+  created_by: number | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export type CohortWrite = Partial<Pick<CohortRecord, 'name' | 'description' | 'filters' | 'is_static' | 'deleted'>>;
+
+export class CohortStore {
+  constructor(private readonly dbs: StoreDatabases) {}
+
+  get(projectId: number, id: number): CohortRecord | undefined {
+    return this.dbs.flags.get(['cohort', projectId, id]) as CohortRecord | undefined;
+  }
+
+  /** Every cohort of the project, deleted ones included, in id order. */
+  list(projectId: number): CohortRecord[] {
+    const out: CohortRecord[] = [];
+    for (const { value } of this.dbs.flags.getRange({
+      start: ['cohort', projectId, 0],
+      end: ['cohort', projectId, Number.MAX_SAFE_INTEGER],
+    })) {
+      out.push(value as CohortRecord);
+    }
+    return out;
+  }
+
+  /** Creates a cohort; `prepare` validates inside the transaction. */
+  create(projectId: number, createdBy: number | null, prepare: () => CohortWrite): CohortRecord {
+    return this.dbs.root.transactionSync(() => {
+      const write = prepare();
+      const now = isoMicros();
+      const cohort: CohortRecord = {
+        id: nextId(this.dbs, 'cohort'),
+        project_id: projectId,
+        name: write.name ?? '',
+        description: write.description ?? '',
+        filters: write.filters ?? {},
+        is_static: write.is_static ?? false,
+        deleted: write.deleted ?? false,
+        created_by: createdBy,
+        created_at: now,
+        updated_at: now,
+        version: 1,
+      };
+      this.dbs.flags.putSync(['cohort', projectId, cohort.id], cohort);
+      bumpFlagsVersion(this.dbs, projectId);
+      return cohort;
+    });
+  }
+
+  /** Updates a cohort; `prepare` gets the current record inside the transaction. 404 when absent. */
+  update(projectId: number, id: number, prepare: (current: CohortRecord) => CohortWrite): CohortRecord {
+    return this.dbs.root.transactionSync(() => {
+      const current = this.get(projectId, id);
+      if (!current) throw new HedgerowError('HR_NOT_FOUND');
+      const write = prepare(current);
+      const next: CohortRecord = { ...current, updated_at: isoMicros(), version: current.version + 1 };
+      for (const [k, v] of Object.entries(write)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
+      this.dbs.flags.putSync(['cohort', projectId, id], next);
+      bumpFlagsVersion(this.dbs, projectId);
+      return next;
+    });
+  }
+
+  /** Adds distinct ids to a static cohort; returns how many were new. */
+  addStaticMembers(projectId: number, id: number, distinctIds: readonly string[]): number {
+    return this.dbs.root.transactionSync(() => {
+      let added = 0;
+      for (const distinctId of new Set(distinctIds)) {
+        const key = ['cohort_member', projectId, id, distinctId];
+        if (this.dbs.flags.get(key) !== undefined) continue;
+        this.dbs.flags.putSync(key, null);
+        added++;
+      }
+      if (added > 0) bumpFlagsVersion(this.dbs, projectId);
+      return added;
+    });
+  }
+
+  isStaticMember(projectId: number, id: number, distinctId: string): boolean {
+    return this.dbs.flags.doesExist(['cohort_member', projectId, id, distinctId]);
+  }
+
+  staticMemberCount(projectId: number, id: number): number {
+    return this.dbs.flags.getKeysCount({
+      start: ['cohort_member', projectId, id, ''],
+      end: ['cohort_member', projectId, id + 1, ''],
+    });
+  }
+}

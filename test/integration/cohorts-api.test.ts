@@ -1,0 +1,105 @@
+/**
+ * The cohorts API against the real daemon, and the flag API's checks of cohort references
+ * (management vectors 37 and 39).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';
+import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+
+afterAll(cleanupDaemons);
+
+const COHORTS = '/api/projects/1/cohorts/';
+
+describe('cohorts API', () => {
+  const d = useDaemon({ backend: 'uws' });
+  let admin: ApiClient;
+  beforeAll(() => {
+    admin = apiClient(d, d.personalKey);
+  });
+
+  async function createCohort(body: Record<string, unknown>): Promise<{ id: number } & Record<string, unknown>> {
+    const r = await admin.post(COHORTS, body);
+    expect(r.status, r.text).toBe(201);
+    return r.json as { id: number } & Record<string, unknown>;
+  }
+
+  const personGroup = {
+    properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', value: '@example.com', type: 'person', operator: 'icontains' }] }] },
+  };
+
+  it('creates, lists newest first, reads, updates and soft-deletes', async () => {
+    const a = await createCohort({ name: 'Customers', filters: personGroup });
+    expect(a).toMatchObject({ name: 'Customers', is_static: false, deleted: false, filters: personGroup, count: null });
+    expect(a.created_by).toMatchObject({ email: 'admin@hedgerow.local' });
+    const b = await createCohort({ name: 'Beta testers', is_static: true });
+    const list = (await admin.get(COHORTS)).json as { count: number; results: Array<{ id: number }> };
+    expect(list.results.map((c) => c.id).slice(0, 2)).toEqual([b.id, a.id]);
+    expect(((await admin.patch(`${COHORTS}${a.id}/`, { name: 'Paying customers' })).json as { name: string }).name).toBe(
+      'Paying customers',
+    );
+    expect((await admin.patch(`${COHORTS}${b.id}/`, { deleted: true })).status).toBe(200);
+    const after = (await admin.get(COHORTS)).json as { results: Array<{ id: number }> };
+    expect(after.results.map((c) => c.id)).not.toContain(b.id);
+    expect(((await admin.get(`${COHORTS}${b.id}`)).json as { deleted: boolean }).deleted).toBe(true);
+    expect([(await admin.delete(`${COHORTS}${a.id}`)).status, (await admin.get(`${COHORTS}${a.id}`)).status]).toEqual([405, 200]);
+  });
+
+  it('rejects unknown cohort references, loops and malformed groups', async () => {
+    const unknown = await admin.post(COHORTS, {
+      name: 'dangling',
+      filters: { properties: { type: 'AND', values: [{ key: 'id', type: 'cohort', value: 987654 }] } },
+    });
+    expect([unknown.status, unknown.json]).toEqual([
+      400,
+      { type: 'validation_error', code: 'cohort_does_not_exist', detail: 'Cohort with id 987654 does not exist', attr: 'filters' },
+    ]);
+    const base = await createCohort({ name: 'base', filters: personGroup });
+    const outer = await createCohort({
+      name: 'outer',
+      filters: { properties: { type: 'AND', values: [{ key: 'id', type: 'cohort', value: base.id }] } },
+    });
+    const loop = await admin.patch(`${COHORTS}${base.id}`, {
+      filters: { properties: { type: 'AND', values: [{ key: 'id', type: 'cohort', value: outer.id }] } },
+    });
+    expect([loop.status, (loop.json as { detail: string }).detail]).toEqual([400, 'Cohorts cannot reference other cohorts in a loop.']);
+    expect((await admin.post(COHORTS, { name: 'bad', filters: { properties: { type: 'XOR', values: [] } } })).status).toBe(400);
+  });
+
+  // 39 before 37: both create the key `cohort-flag`, and 39 must fail on the cohort, not the key.
+  it('vector 39: a flag may not use a cohort that depends on a behavioural cohort', async () => {
+    const behavioural = await createCohort({
+      name: 'cohort-behavioural',
+      filters: {
+        properties: {
+          type: 'OR',
+          values: [
+            {
+              type: 'OR',
+              values: [
+                { key: '$pageview', event_type: 'events', time_value: 2, time_interval: 'week', value: 'performed_event_first_time', type: 'behavioral' },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const outer = await createCohort({
+      name: 'cohort-not-behavioural',
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'id', value: behavioural.id, type: 'cohort' }] }] } },
+    });
+    await checkVector(admin, managementVector(39, { project_id: 1, cohort_id: outer.id }));
+  });
+
+  it('vector 37: a flag may use a cohort without behavioural filters', async () => {
+    const cohort = await createCohort({ name: 'plain cohort', filters: personGroup });
+    await checkVector(admin, managementVector(37, { project_id: 1, cohort_id: cohort.id }));
+  });
+
+  it('scopes: cohort:read may read but not write', async () => {
+    const reader = await createUser(d, { email: 'cohort-reader@example.com', scopes: ['cohort:read'] });
+    const api = apiClient(d, reader.key);
+    expect((await api.get(COHORTS)).status).toBe(200);
+    const denied = await api.post(COHORTS, { name: 'x' });
+    expect([denied.status, (denied.json as { detail: string }).detail]).toEqual([403, "API key missing required scope 'cohort:write'"]);
+  });
+});
