@@ -22,7 +22,7 @@ export function formatIsoMs(epochMs: number): string {
   const ms = Math.trunc(epochMs);
   const days = Math.floor(ms / DAY_MS);
   let rem = ms - days * DAY_MS;
-  // H. Hinnant's civil_from_days
+  // civilFromDays (src/util/civil-date.ts) inlined: this runs once per event and returns no object.
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;

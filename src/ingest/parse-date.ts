@@ -6,6 +6,7 @@
  * `MM/DD/YYYY[ HH:MM[:SS]]`, RFC 2822, and numeric epochs (seconds, ms, µs or ns by digit count).
  * Fractions finer than a millisecond are truncated.
  */
+import { DAY_MS, daysFromCivil, daysInMonth } from '../util/civil-date.js';
 
 const ISO_LIKE =
   /^(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -15,22 +16,6 @@ const RFC_2822 =
 const EPOCH = /^(\d{9,19})(?:\.(\d+))?$/;
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-const DAY_MS = 86_400_000;
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146_097 + doe - 719_468;
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
 
 /** Fraction digits -> whole milliseconds (truncated). */
 function fractionMs(digits: string | undefined): number {

@@ -7,35 +7,10 @@ import {
   type CohortInfo,
   type FlagValidationContext,
 } from '../../src/flags/validate-flag-write.js';
+import { flagRecordWith } from '../fixtures/flag-record.js';
 
 function makeFlag(over: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
-  return {
-    id: 1,
-    project_id: 1,
-    key: 'red_button',
-    name: '',
-    filters: {},
-    deleted: false,
-    active: true,
-    created_by: 1,
-    created_at: '2021-08-25T22:09:14.252000Z',
-    updated_at: '2021-08-25T22:09:14.252000Z',
-    last_modified_by: 1,
-    version: 1,
-    ensure_experience_continuity: false,
-    rollback_conditions: null,
-    performed_rollback: false,
-    tags: [],
-    evaluation_tags: [],
-    usage_dashboard: null,
-    analytics_dashboards: [],
-    has_enriched_analytics: false,
-    evaluation_runtime: 'all',
-    is_remote_configuration: false,
-    has_encrypted_payloads: false,
-    last_called_at: null,
-    ...over,
-  };
+  return flagRecordWith({ key: 'red_button', created_by: 1, created_at: '2021-08-25T22:09:14.252000Z', updated_at: '2021-08-25T22:09:14.252000Z', last_modified_by: 1, ...over });
 }
 
 interface Setup {

@@ -10,39 +10,14 @@ import {
   simpleRolloutPercentage,
 } from '../../src/flags/flag-view.js';
 import { filterFlags, orderNewestFirst } from '../../src/flags/list-filters.js';
+import { flagRecordWith } from '../fixtures/flag-record.js';
 
 const NOW = new Date('2024-06-01T00:00:00Z');
 const OLD = '2024-04-01T00:00:00.000000Z'; // 61 days before NOW
 const RECENT = '2024-05-20T00:00:00.000000Z';
 
 function makeFlag(over: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
-  return {
-    id: 1,
-    project_id: 1,
-    key: 'flag',
-    name: '',
-    filters: {},
-    deleted: false,
-    active: true,
-    created_by: 1,
-    created_at: RECENT,
-    updated_at: RECENT,
-    last_modified_by: 1,
-    version: 1,
-    ensure_experience_continuity: false,
-    rollback_conditions: null,
-    performed_rollback: false,
-    tags: [],
-    evaluation_tags: [],
-    usage_dashboard: null,
-    analytics_dashboards: [],
-    has_enriched_analytics: false,
-    evaluation_runtime: 'all',
-    is_remote_configuration: false,
-    has_encrypted_payloads: false,
-    last_called_at: null,
-    ...over,
-  };
+  return flagRecordWith({ created_by: 1, created_at: RECENT, updated_at: RECENT, last_modified_by: 1, ...over });
 }
 
 const variants = (...ps: number[]) => ({ variants: ps.map((p, i) => ({ key: `v${i}`, rollout_percentage: p })) });

@@ -1,0 +1,107 @@
+/**
+ * Matching compiled filters against one request (spec flags.md §3): person and group filters
+ * through their property matchers, flag filters against the values of flags already evaluated
+ * (§3.5), cohort filters through memoised cohort membership (§3.6). A cohort that cannot be
+ * evaluated throws an `EvaluationFailure`, which fails the whole flag.
+ */
+
+import type { EvaluationErrorCode } from './reasons.js';
+import { hasOwn, type EvaluationState } from './evaluate-state.js';
+import {
+  FILTER_COHORT,
+  FILTER_FLAG,
+  FILTER_GROUP,
+  FILTER_PERSON,
+  type CohortNode,
+  type CompiledCohort,
+  type CompiledFilter,
+} from './snapshot-types.js';
+
+/** Thrown (preallocated, no stack) when a flag's evaluation must fail. */
+export class EvaluationFailure {
+  constructor(readonly code: EvaluationErrorCode) {}
+}
+
+const COHORT_NOT_FOUND = new EvaluationFailure('dependency_not_found_cohort');
+const COHORT_CYCLE = new EvaluationFailure('dependency_cycle_cohort');
+
+/**
+ * `flag_evaluates_to`: `true` matches true or any non-empty variant, `false` only false, a
+ * string exactly that variant. A flag not evaluated (failed) matches nothing.
+ */
+function flagValueMatches(value: boolean | string | undefined, expected: boolean | string | null): boolean {
+  if (expected === null || value === undefined) return false;
+  if (expected === true) return value === true || (typeof value === 'string' && value !== '');
+  if (expected === false) return value === false;
+  return value === expected;
+}
+
+function groupProperties(state: EvaluationState, groupType: string): Record<string, unknown> | undefined {
+  const all = state.ctx.groupProperties;
+  return hasOwn(all, groupType) ? all[groupType] : undefined;
+}
+
+/** Whether one filter matches (cohort `not_in` applied; cohort-leaf `negation` is the caller's). */
+export function filterMatches(f: CompiledFilter, state: EvaluationState): boolean {
+  switch (f.kind) {
+    case FILTER_PERSON: {
+      const props = state.person;
+      if (hasOwn(props, f.key)) return f.match(props[f.key], true, state.now);
+      if (f.isDistinctId) return f.match(state.distinctId, true, state.now);
+      return f.match(undefined, false, state.now);
+    }
+    case FILTER_GROUP: {
+      const props = f.groupType === undefined ? undefined : groupProperties(state, f.groupType);
+      const present = props !== undefined && hasOwn(props, f.key);
+      return f.match(present ? props[f.key] : undefined, present, state.now);
+    }
+    case FILTER_FLAG:
+      return flagValueMatches(state.values[f.flagSlot], f.expected);
+    case FILTER_COHORT: {
+      if (f.cohort === null) throw COHORT_NOT_FOUND;
+      const member = isCohortMember(f.cohort, state);
+      return f.negate ? !member : member;
+    }
+    default:
+      return false;
+  }
+}
+
+/** Whether every filter of a condition matches (in order, stopping at the first miss). */
+export function allFiltersMatch(filters: readonly CompiledFilter[], state: EvaluationState): boolean {
+  for (let i = 0; i < filters.length; i++) {
+    if (!filterMatches(filters[i] as CompiledFilter, state)) return false;
+  }
+  return true;
+}
+
+export function isCohortMember(cohort: CompiledCohort, state: EvaluationState): boolean {
+  const cached = state.cohorts[cohort.index];
+  if (cached === 2) return true;
+  if (cached === 1) return false;
+  let member: boolean;
+  if (cohort.isStatic) {
+    member = state.ctx.isInStaticCohort?.(cohort.id) ?? false;
+  } else {
+    if (cohort.error === 'dependency_not_found_cohort') throw COHORT_NOT_FOUND;
+    if (cohort.error !== null) throw COHORT_CYCLE;
+    member = cohort.root === null || nodeMatches(cohort.root, state);
+  }
+  state.cohorts[cohort.index] = member ? 2 : 1;
+  return member;
+}
+
+function nodeMatches(node: CohortNode, state: EvaluationState): boolean {
+  if (!node.isGroup) {
+    const m = filterMatches(node.filter as CompiledFilter, state);
+    return node.negation ? !m : m;
+  }
+  const children = node.children;
+  if (children.length === 0) return true;
+  if (node.and) {
+    for (let i = 0; i < children.length; i++) if (!nodeMatches(children[i] as CohortNode, state)) return false;
+    return true;
+  }
+  for (let i = 0; i < children.length; i++) if (nodeMatches(children[i] as CohortNode, state)) return true;
+  return false;
+}

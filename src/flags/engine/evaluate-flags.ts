@@ -1,0 +1,55 @@
+/**
+ * Evaluates a snapshot's flags for one request. Flags run in dependency order so a flag
+ * dependency reads its target's value (spec flags.md §3.5); with `flagKeys`, only those flags
+ * and the flags they depend on are evaluated, and all of them are returned (the Rust service
+ * evaluates and reports dependencies too). Inactive and unknown keys are never in the result
+ * (spec §2.5: remote evaluation omits inactive flags). The map follows the snapshot's order.
+ */
+
+import { evaluateFlag } from './evaluate-flag.js';
+import { createState } from './evaluate-state.js';
+import type { EvaluationContext, FlagResult } from './evaluate-types.js';
+import type { CompiledFlag, FlagSnapshot } from './snapshot-types.js';
+
+/** Slots of the requested active flags and everything they depend on. */
+function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[]): Uint8Array {
+  const selected = new Uint8Array(snapshot.slotCount);
+  const stack: CompiledFlag[] = [];
+  for (const key of keys) {
+    const flag = snapshot.byKey.get(key);
+    if (flag !== undefined) stack.push(flag);
+  }
+  while (stack.length > 0) {
+    const flag = stack.pop() as CompiledFlag;
+    if (selected[flag.slot] === 1) continue;
+    selected[flag.slot] = 1;
+    for (const slot of flag.deps) {
+      const dep = snapshot.flagBySlot[slot];
+      if (dep !== undefined && selected[slot] !== 1) stack.push(dep);
+    }
+  }
+  return selected;
+}
+
+export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): Map<string, FlagResult> {
+  const state = createState(snapshot, ctx);
+  const selected = ctx.flagKeys === undefined ? null : selectedSlots(snapshot, ctx.flagKeys);
+  const results = new Array<FlagResult | undefined>(snapshot.slotCount);
+  for (const flag of snapshot.evaluationOrder) {
+    if (selected !== null && selected[flag.slot] !== 1) continue;
+    const r = evaluateFlag(flag, state);
+    results[flag.slot] = r;
+    state.values[flag.slot] = r.failed === true ? undefined : r.enabled ? (r.variant ?? true) : false;
+  }
+  const out = new Map<string, FlagResult>();
+  for (const flag of snapshot.flags) {
+    const r = results[flag.slot];
+    if (r !== undefined) out.set(flag.key, r);
+  }
+  return out;
+}
+
+/** The value the SDKs see: the variant, else whether the flag is enabled. */
+export function flagValue(result: FlagResult): boolean | string {
+  return result.variant ?? result.enabled;
+}

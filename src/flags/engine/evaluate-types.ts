@@ -1,0 +1,52 @@
+/**
+ * What an evaluation takes and gives: the request context (properties, groups, continuity hash
+ * keys, static cohort lookups, the clock) and the per-flag result the `/flags` and `/decide`
+ * encoders read.
+ */
+
+import type { EvaluationErrorCode, FlagReason } from './reasons.js';
+
+export interface EvaluationContext {
+  distinctId: string;
+  /** Merged person properties (stored, then request overrides). `distinct_id` is implied. */
+  personProperties: Record<string, unknown>;
+  /** Group type name → group key. */
+  groups: Record<string, string>;
+  /** Group type name → that group's properties. */
+  groupProperties: Record<string, Record<string, unknown>>;
+  /** Flag key → stored experience-continuity hash key (spec §5). */
+  hashKeyOverrides?: Record<string, string>;
+  /**
+   * The request's `$anon_distinct_id`: the newest Rust service hashes a continuity flag on it
+   * when no stored override exists (spec §5 step 5).
+   */
+  anonDistinctId?: string;
+  /**
+   * The request's `$device_id` for flags bucketed by device; when absent the engine falls back
+   * to `personProperties.$device_id` (spec §1.2).
+   */
+  deviceId?: string;
+  /** Membership of a static cohort (absent: nobody is in any static cohort). */
+  isInStaticCohort?(cohortId: number): boolean;
+  now: Date;
+  /** Evaluate only these keys (and the flags they depend on). */
+  flagKeys?: string[];
+}
+
+/**
+ * One flag's answer. Objects are shared between evaluations and frozen: do not mutate them.
+ *
+ * `failed` marks a flag whose evaluation failed (Rust `FlagDetails.failed`); `reason.code` is
+ * then the error code. `error` is set whenever the request should report
+ * `errorsWhileComputingFlags: true`: on failed flags, and on flags in a dependency cycle (those
+ * answer `false` with reason `missing_dependency`, not failed, as the Rust service does).
+ */
+export interface FlagResult {
+  readonly enabled: boolean;
+  readonly variant: string | null;
+  readonly reason: FlagReason;
+  /** The stored payload (a JSON string) for `"true"` or the variant; undefined when none. */
+  readonly payload: string | undefined;
+  readonly failed?: true;
+  readonly error?: EvaluationErrorCode;
+}
