@@ -9,6 +9,10 @@ import { Bench, type Task } from 'tinybench';
 import { normalizeCapture, prepareCapture } from '../src/ingest/capture-pipeline.js';
 import type { CaptureRequest } from '../src/ingest/types.js';
 import { encodeEvent } from '../src/store/event-log.js';
+import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
+import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
+import { createHash } from 'node:crypto';
+import { flagRecordWith } from '../test/fixtures/flag-record.js';
 import { batchBody, captureTemplate, DISTINCT_PLACEHOLDER, EVENTS_PER_BATCH, UUID_TAIL_PLACEHOLDER } from './payloads.js';
 
 const MAX_DECOMPRESSED = 100 * 1024 * 1024;
@@ -40,6 +44,32 @@ interface Case {
 
 const batchReq = request('/batch/', batchGzip, 'gzip');
 const eventReq = request('/capture/', eventBytes, '');
+/** One flag with 10 conditions of two person properties each, 50% rollout (issue 4's micro target). */
+const tenConditionFlag = flagRecordWith({
+  key: 'ten-conditions',
+  filters: {
+    groups: Array.from({ length: 10 }, (_, i) => ({
+      properties: [
+        { key: 'plan', type: 'person', operator: 'exact', value: ['pro', 'enterprise'] },
+        { key: 'email', type: 'person', operator: 'icontains', value: i === 9 ? '@example.com' : `@nomatch${i}.com` },
+      ],
+      rollout_percentage: 50,
+    })),
+  },
+});
+const snapshot = compileSnapshot({ flags: [tenConditionFlag], cohorts: [], groupTypeMapping: {}, version: 1 });
+let evaluation = 0;
+function evaluateOnce(): unknown {
+  const distinctId = `user-${evaluation++ % 10_000}`;
+  return evaluateFlags(snapshot, {
+    distinctId,
+    personProperties: { plan: 'pro', email: `${distinctId}@example.com` },
+    groups: {},
+    groupProperties: {},
+    now: new Date(),
+  });
+}
+
 const cases: Case[] = [
   {
     name: `/batch/ ${EVENTS_PER_BATCH} events, gzip ${batchGzip.length} B → ${batchText.length} B`,
@@ -58,6 +88,12 @@ const cases: Case[] = [
       ['prepareCapture + normalizeCapture', () => pipeline(eventReq, false)],
       ['… + encodeEvent (msgpack)', () => pipeline(eventReq, true)],
     ],
+  },
+  {
+    name: 'flag evaluation: one 10-condition flag, the last condition matching',
+    events: 1,
+    baseline: ['one SHA-1 of a bucketing string', () => createHash('sha1').update(`ten-conditions.user-${evaluation++}`).digest('hex')],
+    variants: [['evaluateFlags (compiled snapshot)', evaluateOnce]],
   },
 ];
 
