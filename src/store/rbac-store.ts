@@ -127,12 +127,7 @@ export class RbacStore {
 
   /** The organization's roles, oldest first. */
   roles(organizationId: string): Role[] {
-    const out: Role[] = [];
-    for (const key of this.keysUnder('org_role', organizationId)) {
-      const role = this.role(key[2] as string);
-      if (role) out.push(role);
-    }
-    return out.sort(bySeq);
+    return this.recordsUnder('org_role', organizationId, (key) => this.role(key[2] as string)).sort(bySeq);
   }
 
   /** The role with this name in the organization, ignoring case. */
@@ -207,10 +202,7 @@ export class RbacStore {
       const role = this.roleInOrganization(organizationId, id);
       if (!role) return false;
       for (const m of this.memberships(id)) this.removeMembershipRecord(m);
-      for (const key of this.keysUnder('role_flag', id)) {
-        const access = this.flagRoleAccess(this.dbs.rbac.get(key) as number);
-        if (access) this.removeFlagRoleAccessRecord(access);
-      }
+      for (const access of this.flagRoleAccessForRole(id)) this.removeFlagRoleAccessRecord(access);
       this.dbs.rbac.removeSync(K.roleName(organizationId, role.name));
       this.dbs.rbac.removeSync(K.orgRole(organizationId, id));
       this.dbs.rbac.removeSync(K.role(id));
@@ -226,12 +218,8 @@ export class RbacStore {
 
   /** The role's memberships, oldest first. */
   memberships(roleId: string): RoleMembership[] {
-    const out: RoleMembership[] = [];
-    for (const key of this.keysUnder('role_member', roleId)) {
-      const m = this.membership(this.dbs.rbac.get(key) as string);
-      if (m) out.push(m);
-    }
-    return out.sort(bySeq);
+    const load = (key: StoreKey) => this.membership(this.dbs.rbac.get(key) as string);
+    return this.recordsUnder('role_member', roleId, load).sort(bySeq);
   }
 
   /** Adds a user to a role: 404 when the role is unknown, 400 when the user is already in it. */
@@ -280,12 +268,7 @@ export class RbacStore {
 
   /** Every role the user is a member of. */
   rolesOfUser(userId: number): Role[] {
-    const out: Role[] = [];
-    for (const key of this.keysUnder('user_role', userId)) {
-      const role = this.role(key[2] as string);
-      if (role) out.push(role);
-    }
-    return out.sort(bySeq);
+    return this.recordsUnder('user_role', userId, (key) => this.role(key[2] as string)).sort(bySeq);
   }
 
   // ---- organization resource access ----
@@ -297,12 +280,8 @@ export class RbacStore {
 
   /** The organization's resource access rows, in id order. */
   resourceAccessList(organizationId: string): OrganizationResourceAccess[] {
-    const out: OrganizationResourceAccess[] = [];
-    for (const key of this.keysUnder('org_resource', organizationId)) {
-      const row = this.resourceAccess(organizationId, this.dbs.rbac.get(key) as number);
-      if (row) out.push(row);
-    }
-    return out.sort((a, b) => a.id - b.id);
+    const load = (key: StoreKey) => this.resourceAccess(organizationId, this.dbs.rbac.get(key) as number);
+    return this.recordsUnder('org_resource', organizationId, load).sort((a, b) => a.id - b.id);
   }
 
   /** The row for one resource of the organization, if any. */
@@ -392,22 +371,13 @@ export class RbacStore {
 
   /** The flag's role access rows, in id order. */
   roleAccessForFlag(featureFlagId: number): FeatureFlagRoleAccess[] {
-    const out: FeatureFlagRoleAccess[] = [];
-    for (const key of this.keysUnder('flag_role', featureFlagId)) {
-      const row = this.flagRoleAccess(this.dbs.rbac.get(key) as number);
-      if (row) out.push(row);
-    }
-    return out.sort((a, b) => a.id - b.id);
+    const load = (key: StoreKey) => this.flagRoleAccess(this.dbs.rbac.get(key) as number);
+    return this.recordsUnder('flag_role', featureFlagId, load).sort((a, b) => a.id - b.id);
   }
 
   /** The role's flag role access rows, by flag id. */
   flagRoleAccessForRole(roleId: string): FeatureFlagRoleAccess[] {
-    const out: FeatureFlagRoleAccess[] = [];
-    for (const key of this.keysUnder('role_flag', roleId)) {
-      const row = this.flagRoleAccess(this.dbs.rbac.get(key) as number);
-      if (row) out.push(row);
-    }
-    return out;
+    return this.recordsUnder('role_flag', roleId, (key) => this.flagRoleAccess(this.dbs.rbac.get(key) as number));
   }
 
   /** Ids of the flags a role has access rows on (a role's `associated_flags`), ascending. */
@@ -534,6 +504,16 @@ export class RbacStore {
   }
 
   /** The keys `[kind, owner, *]`: `null` sorts before and U+FFFF after every number and id. */
+  /** The records an index `[kind, owner, …]` leads to (`load` reads one from its index key). */
+  private recordsUnder<T>(kind: string, owner: string | number, load: (key: (string | number)[]) => T | undefined): T[] {
+    const out: T[] = [];
+    for (const key of this.keysUnder(kind, owner)) {
+      const record = load(key);
+      if (record !== undefined) out.push(record);
+    }
+    return out;
+  }
+
   private keysUnder(kind: string, owner: string | number): (string | number)[][] {
     const out: (string | number)[][] = [];
     for (const key of this.dbs.rbac.getKeys({
