@@ -71,17 +71,17 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const activity = new ActivityLog(dbs);
   const dashboards = new DashboardStore(dbs);
   const flags = new FlagStore(dbs, activity, dashboards);
-  const canEdit = flagEditPermission(rbac);
+  const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
   addFlagActivityRoutes(router, { auth, flags, activity });
-  addFlagRoleAccessRoutes(router, { auth, flags, rbac, canEdit });
+  addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
   addFeatureFlagsApiRoutes(router, {
     auth,
     flags,
-    canEdit,
+    editPermission,
     dashboardExists: (projectId, id) => dashboards.get(projectId, id) !== undefined,
     cohort: (projectId, id) => cohorts.get(projectId, id),
     maxPropertyValues: config.maxPropertyValues,

@@ -6,16 +6,11 @@
  * 2025 activity log shows them (vector 19).
  */
 
+import type { ActivityChange } from '../store/activity-log.js';
 import { LOGGED_FIELDS, type FeatureFlagRecord } from './feature-flag.js';
 import { jsonEqual } from './json-equal.js';
 
-export interface ActivityChange {
-  type: 'FeatureFlag';
-  action: 'changed' | 'created' | 'deleted';
-  field: string;
-  before: unknown;
-  after: unknown;
-}
+export type { ActivityChange };
 
 function isEmptyObject(v: unknown): boolean {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;

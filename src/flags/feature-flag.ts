@@ -66,6 +66,13 @@ export interface FlagWrite {
   has_encrypted_payloads?: boolean;
 }
 
+/** The flag with the fields a write sets (absent or undefined fields keep their value). */
+export function applyFlagWrite(flag: FeatureFlagRecord, write: FlagWrite): FeatureFlagRecord {
+  const next: Record<string, unknown> = { ...flag };
+  for (const [k, v] of Object.entries(write)) if (v !== undefined) next[k] = v;
+  return next as unknown as FeatureFlagRecord;
+}
+
 /** The model fields in PostHog's model order: the order activity changes are listed in. */
 export const LOGGED_FIELDS = [
   'key',

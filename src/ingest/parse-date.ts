@@ -6,7 +6,7 @@
  * `MM/DD/YYYY[ HH:MM[:SS]]`, RFC 2822, and numeric epochs (seconds, ms, µs or ns by digit count).
  * Fractions finer than a millisecond are truncated.
  */
-import { DAY_MS, daysFromCivil, daysInMonth } from '../util/civil-date.js';
+import { fieldsToMs } from '../util/civil-date.js';
 
 const ISO_LIKE =
   /^(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -44,9 +44,10 @@ function toEpochMs(
   ms: number,
   zone: number,
 ): number | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 60 || Number.isNaN(zone)) return undefined;
-  const t = daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute - zone) * 60 + second) * 1000 + ms;
+  if (Number.isNaN(zone)) return undefined;
+  const wall = fieldsToMs(year, month, day, hour, minute, second, ms);
+  if (wall === undefined) return undefined;
+  const t = wall - zone * 60_000;
   return Number.isFinite(t) ? t : undefined;
 }
 

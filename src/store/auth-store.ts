@@ -12,7 +12,7 @@ import {
   isProjectToken,
   maskPersonalApiKey,
 } from '../auth/keys.js';
-import { ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
+import { isAdminLevel, ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
 import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
 
 export interface Organization {
@@ -49,7 +49,7 @@ export interface User {
 export { ORGANIZATION_LEVEL, type OrganizationLevel };
 
 export function isOrganizationAdmin(user: User): boolean {
-  return user.organization_level >= ORGANIZATION_LEVEL.admin;
+  return isAdminLevel(user.organization_level);
 }
 
 export interface PersonalApiKey {

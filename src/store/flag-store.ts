@@ -7,9 +7,9 @@
  */
 import { HedgerowError } from '../errors.js';
 import { flagChanges } from '../flags/activity-changes.js';
-import type { FeatureFlagRecord, FlagWrite } from '../flags/feature-flag.js';
+import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
 import { isoMicros } from '../util/iso-micros.js';
-import type { ActivityLog, ActivityUser, ActivityVerb } from './activity-log.js';
+import type { ActivityChange, ActivityLog, ActivityUser, ActivityVerb } from './activity-log.js';
 import type { User } from './auth-store.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { nextId, type StoreDatabases } from './open-store.js';
@@ -124,8 +124,7 @@ export class FlagStore {
       const write = prepare(current);
       const now = isoMicros();
       const next: FeatureFlagRecord = {
-        ...current,
-        ...definedFields(write),
+        ...applyFlagWrite(current, write),
         version: (current.version ?? 0) + 1,
         updated_at: now,
         last_modified_by: actor.id,
@@ -157,7 +156,7 @@ export class FlagStore {
     flag: FeatureFlagRecord,
     actor: User,
     verb: ActivityVerb,
-    changes: ReturnType<typeof flagChanges>,
+    changes: ActivityChange[],
     now: string,
   ): void {
     const user: ActivityUser = { first_name: actor.first_name, email: actor.email };
@@ -180,10 +179,4 @@ export class FlagStore {
 export function bumpFlagsVersion(dbs: StoreDatabases, projectId: number): void {
   const current = (dbs.flags.get(K.version(projectId)) as number | undefined) ?? 0;
   dbs.flags.putSync(K.version(projectId), current + 1);
-}
-
-function definedFields(write: FlagWrite): Partial<FeatureFlagRecord> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(write)) if (v !== undefined) out[k] = v;
-  return out as Partial<FeatureFlagRecord>;
 }

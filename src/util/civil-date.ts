@@ -37,3 +37,21 @@ export function daysInMonth(year: number, month: number): number {
   if (month === 2) return isLeapYear(year) ? 29 : 28;
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
+
+/**
+ * Milliseconds since 1970-01-01T00:00 of the given calendar fields read as UTC (or as a wall
+ * clock), or undefined when a field is out of range (a leap second, 60, is accepted).
+ */
+export function fieldsToMs(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number | undefined {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 23 || minute > 59 || second > 60) return undefined;
+  return daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+}

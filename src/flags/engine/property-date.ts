@@ -21,7 +21,7 @@
 import { parseDateMs } from '../../ingest/parse-date.js';
 import { rustParseF64 } from './coerce.js';
 import { parseRelativeDate, resolveRelativeDate } from './relative-date.js';
-import { DAY_MS, daysFromCivil, daysInMonth } from '../../util/civil-date.js';
+import { daysFromCivil, fieldsToMs } from '../../util/civil-date.js';
 import { instantOfWallClock, type TimeZone } from './wall-clock.js';
 
 /** Rust's `char::is_whitespace`, which chrono skips before each number. */
@@ -63,26 +63,11 @@ function fraction(digits: string | undefined): [number, number] {
   return [Number(nine.slice(0, 3)), Number(nine.slice(3))];
 }
 
-/** Wall-clock milliseconds of validated fields (whole milliseconds of the fraction included), or `undefined`. */
-function wallClock(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  second: number,
-  ms: number,
-): number | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 60) return undefined;
-  return daysFromCivil(year, month, day) * DAY_MS + ((hour * 60 + minute) * 60 + second) * 1000 + ms;
-}
-
 function rfc3339(s: string): Instant | undefined {
   const m = RFC_3339.exec(s);
   if (m === null) return undefined;
   const [ms, ns] = fraction(m[7]);
-  const wall = wallClock(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
+  const wall = fieldsToMs(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms);
   if (wall === undefined) return undefined;
   if (m[8] !== undefined) return { ms: wall, ns };
   const hours = Number(m[10]);
@@ -104,14 +89,14 @@ function naive(s: string, zone: TimeZone): Instant | typeof SKIPPED | undefined 
   let ns = 0;
   let m = NAIVE_DATE.exec(s);
   if (m !== null) {
-    wall = wallClock(Number(m[1]), Number(m[2]), Number(m[3]), 0, 0, 0, 0);
+    wall = fieldsToMs(Number(m[1]), Number(m[2]), Number(m[3]), 0, 0, 0, 0);
   } else {
     m = NAIVE_DATE_TIME.exec(s);
     if (m === null) return undefined;
     const second = m[6] === undefined ? 0 : Number(m[6]);
     const [ms, subMs] = fraction(m[7]);
     ns = subMs;
-    wall = wallClock(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), second, ms);
+    wall = fieldsToMs(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), second, ms);
   }
   if (wall === undefined) return undefined;
   const instant = instantOfWallClock(wall, zone);

@@ -6,7 +6,7 @@
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../../errors.js';
-import type { FeatureFlagRecord, FlagWrite } from '../../flags/feature-flag.js';
+import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../../flags/feature-flag.js';
 import {
   activeDependents,
   checkFlagDependencies,
@@ -16,20 +16,21 @@ import {
 import { filterFlags, orderNewestFirst } from '../../flags/list-filters.js';
 import { validateFlagWrite, type CohortInfo } from '../../flags/validate-flag-write.js';
 import { findVersionConflict } from '../../flags/version-conflict.js';
-import type { AuthStore, User } from '../../store/auth-store.js';
+import type { AuthStore } from '../../store/auth-store.js';
 import type { FlagStore } from '../../store/flag-store.js';
 import { projectRequest, type ProjectApiRequest } from '../api-request.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
+import type { EditPermission } from './flag-edit-permission.js';
 import { flagRenderContextFor, renderFlag, type FlagRenderContext } from './render-flag.js';
 
 export interface FeatureFlagsApiDeps {
   auth: AuthStore;
   flags: FlagStore;
-  /** Whether `user` may edit `flag` (spec §5.2). */
-  canEdit(user: User, flag: FeatureFlagRecord): boolean;
+  /** Whether a user may edit flags (spec §5.2); the user's part is read once per request. */
+  editPermission: EditPermission;
   /** Whether the project has this dashboard (for `analytics_dashboards`). */
   dashboardExists(projectId: number, id: number): boolean;
   /** The project's cohorts, for cohort references in filters. */
@@ -82,9 +83,9 @@ class FlagApi {
 
   list(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'feature_flag:read');
-    const live = this.deps.flags.list(req.project.id).filter((f) => !f.deleted);
     const now = new Date();
-    const flags = orderNewestFirst(filterFlags(live, req.query, now));
+    // filterFlags leaves out deleted flags.
+    const flags = orderNewestFirst(filterFlags(this.deps.flags.list(req.project.id), req.query, now));
     const ctx = this.renderContext(req, now);
     return json(200, limitOffsetPage(http, req.query, flags, parseLimitOffset(req.query), (f) => renderFlag(f, ctx)));
   }
@@ -113,7 +114,7 @@ class FlagApi {
     const projectId = req.project.id;
     const user = req.principal.user;
     const existing = flagOfProject(this.deps.flags, projectId, params);
-    if (!this.deps.canEdit(user, existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
+    if (!this.deps.editPermission(user)(existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
     const flag = this.deps.flags.update(projectId, existing.id, user, (current) => {
       const write = validateFlagWrite(req.body, { ...this.validationContext(projectId, mode), current });
       if (findVersionConflict(req.body, current, write)) {
@@ -138,7 +139,7 @@ class FlagApi {
   /** The soft delete, restore, enable/disable and dependency rules of an update (spec §3.4). */
   private checkStateChange(current: FeatureFlagRecord, write: FlagWrite): void {
     const flags = this.flagMap(current.project_id);
-    const next = { ...current, ...definedOnly(write) };
+    const next = applyFlagWrite(current, write);
     if (next.deleted && !current.deleted) {
       const dependents = activeDependents(current.id, flags.values());
       if (dependents.length > 0) {
@@ -148,7 +149,8 @@ class FlagApi {
         );
       }
     }
-    if (!next.deleted && (current.deleted || next.key !== current.key)) {
+    // A restore takes the key back (a key sent in the body was already checked by validation).
+    if (current.deleted && !next.deleted) {
       const holder = this.deps.flags.liveIdByKey(current.project_id, next.key);
       if (holder !== undefined && holder !== current.id) {
         throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
@@ -196,15 +198,11 @@ class FlagApi {
   }
 
   private renderContext(req: ProjectApiRequest, now: Date): FlagRenderContext {
-    return flagRenderContextFor(this.deps.auth, this.deps.canEdit, req.principal.user, now);
+    return flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user), now);
   }
 }
 
 /** The legacy `/api/feature_flag/` routes have no `:project_id`: they use the caller's current project. */
 export function withCurrentProject(params: Params): Params {
   return params.project_id === undefined ? { ...params, project_id: '@current' } : params;
-}
-
-function definedOnly(write: FlagWrite): Partial<FeatureFlagRecord> {
-  return Object.fromEntries(Object.entries(write).filter(([, v]) => v !== undefined)) as Partial<FeatureFlagRecord>;
 }

@@ -9,7 +9,7 @@ import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../../errors.js';
 import { assertCanEditRoleAccess } from '../../flags/can-edit.js';
 import type { FeatureFlagRecord } from '../../flags/feature-flag.js';
-import type { AuthStore, User } from '../../store/auth-store.js';
+import type { AuthStore } from '../../store/auth-store.js';
 import type { FlagStore } from '../../store/flag-store.js';
 import type { FeatureFlagRoleAccess, RbacStore } from '../../store/rbac-store.js';
 import { projectRequest, type ProjectApiRequest } from '../api-request.js';
@@ -18,6 +18,7 @@ import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
 import { FLAG_API_PREFIXES, withCurrentProject } from './feature-flags-api.js';
+import type { EditPermission } from './flag-edit-permission.js';
 import { flagRenderContextFor, renderFlag } from './render-flag.js';
 import { renderRole } from './render-rbac.js';
 
@@ -25,8 +26,8 @@ export interface FlagRoleAccessApiDeps {
   auth: AuthStore;
   flags: FlagStore;
   rbac: RbacStore;
-  /** Whether `user` may edit `flag` (the embedded flag's `can_edit`). */
-  canEdit(user: User, flag: FeatureFlagRecord): boolean;
+  /** Whether a user may edit flags (the embedded flag's `can_edit`). */
+  editPermission: EditPermission;
 }
 
 /** Register before the flag routes (the paths are longer, so order does not matter, but keep them together). */
@@ -120,7 +121,7 @@ class RoleAccessApi {
     return {
       id: row.id,
       feature_flag: flag
-        ? renderFlag(flag, flagRenderContextFor(this.deps.auth, this.deps.canEdit, req.principal.user))
+        ? renderFlag(flag, flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user)))
         : null,
       role: role
         ? renderRole(

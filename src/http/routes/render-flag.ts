@@ -7,7 +7,7 @@
 import type { FeatureFlagRecord } from '../../flags/feature-flag.js';
 import { flagStatus, isSimpleFlag, normalizedFilters, simpleRolloutPercentage } from '../../flags/flag-view.js';
 import type { AuthStore, User } from '../../store/auth-store.js';
-import { basicUser } from '../serialize-user.js';
+import { basicUserOrNull } from '../serialize-user.js';
 
 export interface FlagRenderContext {
   user(id: number): User | undefined;
@@ -17,10 +17,7 @@ export interface FlagRenderContext {
 }
 
 export function renderFlag(flag: FeatureFlagRecord, ctx: FlagRenderContext): Record<string, unknown> {
-  const userObject = (id: number | null) => {
-    const user = id === null ? undefined : ctx.user(id);
-    return user ? basicUser(user) : null;
-  };
+  const userObject = (id: number | null) => basicUserOrNull((u) => ctx.user(u), id);
   const canEdit = ctx.canEdit(flag);
   return {
     id: flag.id,
@@ -57,11 +54,10 @@ export function renderFlag(flag: FeatureFlagRecord, ctx: FlagRenderContext): Rec
   };
 }
 
-/** The render context of one request: users looked up once each, `can_edit` for `viewer`. */
+/** The render context of one request: users looked up once each, `can_edit` for the caller. */
 export function flagRenderContextFor(
   auth: AuthStore,
-  canEdit: (user: User, flag: FeatureFlagRecord) => boolean,
-  viewer: User,
+  canEdit: (flag: FeatureFlagRecord) => boolean,
   now: Date = new Date(),
 ): FlagRenderContext {
   const users = new Map<number, User | undefined>();
@@ -70,7 +66,7 @@ export function flagRenderContextFor(
       if (!users.has(id)) users.set(id, auth.user(id));
       return users.get(id);
     },
-    canEdit: (flag) => canEdit(viewer, flag),
+    canEdit,
     now,
   };
 }
