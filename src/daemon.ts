@@ -22,6 +22,13 @@ import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { IngestPool } from './pool/ingest-pool.js';
+import { FlagsPool } from './pool/flags-pool.js';
+import { WorkerPool } from './pool/worker-pool.js';
+import { DefinitionsCache } from './evaluation/definitions-cache.js';
+import { addFlagsRoutes } from './http/routes/flags-routes.js';
+import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
+import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
+import { GroupReader } from './store/group-store.js';
 import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { EventReader, EventWriter } from './store/event-log.js';
@@ -60,12 +67,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const writer = new EventWriter(dbs);
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
+  let flagsPool: FlagsPool | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
 
   const router = new Router();
   addHealthRoutes(router, { readiness: () => readiness, metrics });
   addCaptureRoutes(router, { pool: () => pool });
+  addFlagsRoutes(router, { pool: () => flagsPool });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
@@ -75,7 +84,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
+  addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
+  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
   addFlagActivityRoutes(router, { auth, flags, activity });
   addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
   addFeatureFlagsApiRoutes(router, {
@@ -105,14 +116,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend`,
   );
 
-  const livePool = new IngestPool({
-    setup: {
-      dataDir: config.dataDir,
-      sync: config.sync,
-      maxDecompressedBytes: config.maxBodyBytes * DECOMPRESSED_RATIO,
-    },
+  const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
+  const workerPool = new WorkerPool({
+    setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes },
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
+  });
+  const livePool = new IngestPool({
+    pool: workerPool,
+    maxDecompressedBytes,
     batchWindowMs: config.batchWindowMs,
     auth,
     commit: (block) => writer.append(block),
@@ -123,9 +135,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       }
     },
   });
-  metrics.setPoolProbe(() => ({ queueDepth: livePool.queueDepth, utilization: livePool.utilization }));
-  await livePool.ready();
+  const liveFlagsPool = new FlagsPool(workerPool);
+  metrics.setPoolProbe(() => ({
+    queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
+    utilization: workerPool.utilization,
+  }));
+  await workerPool.ready();
   pool = livePool;
+  flagsPool = liveFlagsPool;
   readiness = 'ready';
   log.info({ workers: config.workers, tasks_per_worker: config.tasksPerWorker, sync: config.sync }, 'ready');
 
@@ -138,7 +155,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
     pool = undefined;
-    await livePool.close();
+    flagsPool = undefined;
+    livePool.close();
+    await workerPool.close();
     backend.close();
     await closeStore(dbs);
     log.info({ ms: Date.now() - started }, 'stopped');

@@ -193,6 +193,28 @@ export const ERRORS = Object.freeze({
   HR_ADMIN_REQUIRED: entry(403, 'authentication_error', 'permission_denied', 'You need to have admin level or higher.'),
   HR_ROLE_ACCESS_FLAG_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Feature flag not found.'),
 
+  // --- flag evaluation (/flags, /decide) ---
+  // Rust flags service `api/errors.rs` (NoTokenError, MissingDistinctId); Django decide for `malformed_data`.
+  HR_FLAGS_MISSING_TOKEN: entry(
+    401,
+    'authentication_error',
+    'not_authenticated',
+    'No API token provided. Please include a valid API token in your request.',
+  ),
+  HR_FLAGS_MALFORMED: entry(400, 'validation_error', 'malformed_data', 'Malformed request data'),
+  HR_FLAGS_NOT_AN_OBJECT: entry(
+    400,
+    'validation_error',
+    'malformed_data',
+    'Malformed request data: the body must be a JSON object',
+  ),
+  HR_FLAGS_MISSING_DISTINCT_ID: entry(
+    400,
+    'validation_error',
+    'missing_distinct_id',
+    'The distinct_id field is missing from the request. Please include a valid identifier.',
+  ),
+
   // --- routing ---
   HR_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Not found.'),
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method not allowed.'),

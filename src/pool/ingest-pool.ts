@@ -1,5 +1,5 @@
 /**
- * The worker pool for CPU work (Piscina), with request grouping for capture: requests that arrive
+ * Capture's side of the worker pool (worker-pool.ts): request grouping. Requests that arrive
  * together are sent to a worker as one task, so they share a Piscina round trip. Grouping adapts
  * to load: a group is dispatched at the end of the current event-loop turn (or after
  * `batchWindowMs`), and while every worker slot is busy requests keep accumulating so the next
@@ -7,14 +7,13 @@
  * `commit` writes the block (the daemon's single writer: blocks returned in the same turn share
  * one LMDB transaction) and the task's requests are answered when it resolves.
  */
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import { HedgerowError } from '../errors.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { runCaptureGroup } from './capture-group.js';
 import type { IngestStats } from '../observability/metrics.js';
-import type { CaptureOutcome, CaptureTaskResult, PoolTask, WorkerSetup } from './tasks.js';
+import type { CaptureOutcome, CaptureTaskResult } from './tasks.js';
+import type { WorkerPool } from './worker-pool.js';
 
 /**
  * Bodies up to this size, uncompressed and not forms, are handled on the main thread: parsing one
@@ -32,9 +31,8 @@ const MAX_REQUESTS_PER_TASK = 128;
 const MAX_WORK_BYTES_PER_TASK = 256 * 1024;
 
 export interface IngestPoolOptions {
-  setup: WorkerSetup;
-  workers: number;
-  tasksPerWorker: number;
+  pool: WorkerPool;
+  maxDecompressedBytes: number;
   batchWindowMs: number;
   /** For the small requests handled on the main thread. */
   auth: AuthStore;
@@ -51,7 +49,7 @@ interface Pending {
 }
 
 export class IngestPool {
-  private readonly piscina: Piscina<PoolTask, CaptureTaskResult | 'pong'>;
+  private readonly pool: WorkerPool;
   private readonly capacity: number;
   private pending: Pending[] = [];
   private pendingWork = 0;
@@ -61,32 +59,13 @@ export class IngestPool {
   private inlineScheduled = false;
 
   constructor(private readonly opts: IngestPoolOptions) {
-    this.capacity = opts.workers * opts.tasksPerWorker;
-    this.piscina = new Piscina({
-      filename: fileURLToPath(new URL('../../workers/ingest-worker.js', import.meta.url)),
-      minThreads: opts.workers,
-      maxThreads: opts.workers,
-      concurrentTasksPerWorker: opts.tasksPerWorker,
-      idleTimeout: Infinity,
-      // Message-based wake-ups: 'sync' (Atomics.wait between tasks) measured no better here
-      // (/batch/ 187k vs 210k events/s, /capture/ 19.7k vs 24.7k req/s, one 6 s round each).
-      atomics: 'disabled',
-      workerData: opts.setup,
-    });
-  }
-
-  /** Resolves once every worker has started and opened the store. */
-  async ready(): Promise<void> {
-    await Promise.all(Array.from({ length: this.opts.workers }, () => this.piscina.run({ kind: 'ping' })));
+    this.pool = opts.pool;
+    this.capacity = opts.pool.capacity;
   }
 
   /** Requests waiting for a slot plus tasks queued inside Piscina. */
   get queueDepth(): number {
-    return this.pending.length + this.piscina.queueSize;
-  }
-
-  get utilization(): number {
-    return this.piscina.utilization;
+    return this.pending.length + this.pool.queueSize;
   }
 
   submit(req: CaptureRequest): Promise<CaptureOutcome> {
@@ -104,9 +83,9 @@ export class IngestPool {
     });
   }
 
-  async close(): Promise<void> {
+  /** Dispatches what is waiting; the caller closes the worker pool afterwards. */
+  close(): void {
     this.flush();
-    await this.piscina.close();
   }
 
   /** Small requests that arrived in this turn are handled together once it ends, as one block. */
@@ -122,7 +101,7 @@ export class IngestPool {
           result = runCaptureGroup(
             group.map((p) => p.req),
             this.opts.auth,
-            this.opts.setup.maxDecompressedBytes,
+            this.opts.maxDecompressedBytes,
           );
         } catch (err) {
           // A bug must not take the process down from a timer callback: answer 503 (SDKs retry).
@@ -169,12 +148,12 @@ export class IngestPool {
     this.inFlightTasks++;
     const requests = group.map((p) => p.req);
     const transferList = requests.map((r) => r.body.buffer).filter(ownsWholeBuffer(requests));
-    this.piscina
-      .run({ kind: 'capture', requests }, { transferList })
+    this.pool
+      .run<CaptureTaskResult>({ kind: 'capture', requests }, transferList)
       .then(
         (result) => {
           this.release();
-          return this.settle(group, result as CaptureTaskResult);
+          return this.settle(group, result);
         },
         (err: unknown) => {
           this.release();

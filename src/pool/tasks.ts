@@ -1,5 +1,6 @@
 /** The messages between the main thread and the worker pool (plain, structured-cloneable data). */
 import type { SerializedError } from '../errors.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
 
@@ -14,11 +15,16 @@ export interface CaptureTask {
   requests: CaptureRequest[];
 }
 
+export interface FlagsTask {
+  kind: 'flags';
+  requests: FlagsHttpRequest[];
+}
+
 export interface PingTask {
   kind: 'ping';
 }
 
-export type PoolTask = CaptureTask | PingTask;
+export type PoolTask = CaptureTask | FlagsTask | PingTask;
 
 /** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
 export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
@@ -30,3 +36,10 @@ export interface CaptureTaskResult {
   /** The accepted events of every request, encoded as one event-log block; null when none. */
   block: Uint8Array | null;
 }
+
+export interface FlagsTaskResult {
+  /** Per request, in order. */
+  outcomes: FlagsOutcome[];
+}
+
+export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | 'pong';

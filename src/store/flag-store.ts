@@ -22,12 +22,9 @@ const K = {
 
 export const FLAG_ACTIVITY_SCOPE = 'FeatureFlag';
 
-export class FlagStore {
-  constructor(
-    private readonly dbs: StoreDatabases,
-    private readonly activity: ActivityLog,
-    private readonly dashboards: DashboardStore,
-  ) {}
+/** Reads of the project's flags: all a worker needs to build evaluation snapshots. */
+export class FlagReader {
+  constructor(protected readonly dbs: StoreDatabases) {}
 
   get(projectId: number, id: number): FeatureFlagRecord | undefined {
     return this.dbs.flags.get(K.flag(projectId, id)) as FeatureFlagRecord | undefined;
@@ -50,9 +47,19 @@ export class FlagStore {
     return this.dbs.flags.get(K.key(projectId, key)) as number | undefined;
   }
 
-  /** Moves on every change to the project's flags; evaluation snapshots compare it. */
+  /** Moves on every change to the project's flags or cohorts; evaluation snapshots compare it. */
   flagsVersion(projectId: number): number {
     return (this.dbs.flags.get(K.version(projectId)) as number | undefined) ?? 0;
+  }
+}
+
+export class FlagStore extends FlagReader {
+  constructor(
+    dbs: StoreDatabases,
+    private readonly activity: ActivityLog,
+    private readonly dashboards: DashboardStore,
+  ) {
+    super(dbs);
   }
 
   /**

@@ -27,6 +27,16 @@ export interface StoreDatabases {
   readonly rbac: Database<unknown, StoreKey>;
   /** Dashboards (a flag's usage dashboard): `['dashboard', project, id]` → record. */
   readonly dashboards: Database<unknown, StoreKey>;
+  /** `[project, person id]` → PersonRecord (written by the person processor). */
+  readonly persons: Database<unknown, StoreKey>;
+  /** `[project, distinct id]` → person id. */
+  readonly distinctIds: Database<unknown, StoreKey>;
+  /** `[project, group type index, group key]` → GroupRecord. */
+  readonly groups: Database<unknown, StoreKey>;
+  /** `[project, group type name]` → group type index (0–4). */
+  readonly groupTypes: Database<unknown, StoreKey>;
+  /** `[project, person id, flag key]` → hash key (experience continuity). */
+  readonly hashKeyOverrides: Database<unknown, StoreKey>;
 }
 
 /** Composite keys (ordered-binary sorts arrays element by element, numbers numerically). */
@@ -74,6 +84,14 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     activity: root.openDB<unknown, StoreKey>('activity', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     rbac: root.openDB<unknown, StoreKey>('rbac', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     dashboards: root.openDB<unknown, StoreKey>('dashboards', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    persons: root.openDB<unknown, StoreKey>('persons', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    distinctIds: root.openDB<unknown, StoreKey>('distinct_ids', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    groups: root.openDB<unknown, StoreKey>('groups', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    groupTypes: root.openDB<unknown, StoreKey>('group_types', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    hashKeyOverrides: root.openDB<unknown, StoreKey>('hash_key_overrides', {
+      encoding: 'msgpack',
+      keyEncoding: 'ordered-binary',
+    }),
   };
   if (!opts.readOnly) migrate(dbs);
   return dbs;

@@ -1,0 +1,44 @@
+/**
+ * The flag definitions body served for local evaluation, serialized once per project flag
+ * version (and cohort mode) with its ETag, so an SDK poll costs a version read and a string
+ * compare, not a rebuild (spec flags.md §7).
+ */
+import { buildDefinitions } from '../flags/definitions/build-definitions.js';
+import { definitionsEtag } from '../flags/definitions/etag.js';
+import type { CohortStore } from '../store/cohort-store.js';
+import type { FlagReader } from '../store/flag-store.js';
+import type { GroupReader } from '../store/group-store.js';
+
+export interface ServedDefinitions {
+  readonly version: number;
+  readonly body: string;
+  readonly etag: string;
+}
+
+export class DefinitionsCache {
+  private readonly cache = new Map<string, ServedDefinitions>();
+
+  constructor(
+    private readonly flags: FlagReader,
+    private readonly cohorts: Pick<CohortStore, 'list'>,
+    private readonly groups: GroupReader,
+  ) {}
+
+  get(projectId: number, sendCohorts: boolean): ServedDefinitions {
+    const version = this.flags.flagsVersion(projectId);
+    const key = `${projectId}:${sendCohorts ? 1 : 0}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined && cached.version === version) return cached;
+    const body = JSON.stringify(
+      buildDefinitions({
+        flags: this.flags.list(projectId),
+        cohorts: this.cohorts.list(projectId),
+        groupTypeMapping: this.groups.typeMapping(projectId),
+        sendCohorts,
+      }),
+    );
+    const served = { version, body, etag: definitionsEtag(body) };
+    this.cache.set(key, served);
+    return served;
+  }
+}

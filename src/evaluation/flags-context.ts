@@ -1,0 +1,118 @@
+/**
+ * The evaluation context of one `/flags` request: stored person and group properties overlaid
+ * by the request's (spec ingestion.md §8, flags.md §3.1), experience-continuity hash keys read
+ * and written (flags.md §5), and static cohort membership. A store failure here does not fail
+ * the request: evaluation goes on with what the request carried and the response reports
+ * `errorsWhileComputingFlags` (as the Rust service does for its database errors).
+ */
+import type { EvaluationContext } from '../flags/engine/evaluate-types.js';
+import type { FlagsRequest } from '../flags/serve/flags-request.js';
+import type { CohortStore } from '../store/cohort-store.js';
+import type { GroupReader } from '../store/group-store.js';
+import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
+import type { PersonReader } from '../store/person-store.js';
+import type { ProjectFlags } from './project-flags-cache.js';
+
+export interface SubjectSources {
+  persons: PersonReader;
+  groups: GroupReader;
+  overrides: HashKeyOverrideStore;
+  cohorts: Pick<CohortStore, 'isStaticMember'>;
+}
+
+export interface BuiltContext {
+  ctx: EvaluationContext;
+  /** A store read or write failed; the answer may miss stored data. */
+  storeError: boolean;
+}
+
+export function buildFlagsContext(
+  projectId: number,
+  project: ProjectFlags,
+  req: FlagsRequest,
+  distinctId: string,
+  sources: SubjectSources,
+  now: Date,
+): BuiltContext {
+  let storeError = false;
+  let personId: number | undefined;
+  let personProperties = req.personProperties;
+  try {
+    personId = sources.persons.personIdOf(projectId, distinctId);
+    const stored = personId === undefined ? undefined : sources.persons.get(projectId, personId);
+    if (stored !== undefined) personProperties = { ...stored.properties, ...req.personProperties };
+  } catch {
+    storeError = true;
+  }
+
+  const groups: Record<string, string> = {};
+  const groupProperties: Record<string, Record<string, unknown>> = {};
+  for (const [typeName, key] of Object.entries(req.groups)) {
+    groups[typeName] = key;
+    const overrides = req.groupProperties[typeName];
+    let props: Record<string, unknown> = { ...overrides, $group_key: key };
+    const index = project.groupTypeIndex.get(typeName);
+    if (index !== undefined) {
+      try {
+        const stored = sources.groups.get(projectId, index, key);
+        if (stored !== undefined) props = { ...stored.group_properties, ...props };
+      } catch {
+        storeError = true;
+      }
+    }
+    groupProperties[typeName] = props;
+  }
+
+  const ctx: EvaluationContext = {
+    distinctId,
+    personProperties,
+    groups,
+    groupProperties,
+    now,
+    isInStaticCohort: (cohortId) => sources.cohorts.isStaticMember(projectId, cohortId, distinctId),
+  };
+  if (req.deviceId !== undefined) ctx.deviceId = req.deviceId;
+  if (req.flagKeys !== undefined) ctx.flagKeys = req.flagKeys;
+
+  const anon = req.anonDistinctId;
+  if (anon !== undefined && project.continuityKeys.length > 0 && continuityRequested(project, req.flagKeys)) {
+    ctx.anonDistinctId = anon;
+    try {
+      const overrides = continuityOverrides(projectId, project.continuityKeys, personId, anon, sources);
+      if (overrides !== undefined) ctx.hashKeyOverrides = overrides;
+    } catch {
+      storeError = true;
+    }
+  }
+  return { ctx, storeError };
+}
+
+function continuityRequested(project: ProjectFlags, flagKeys: readonly string[] | undefined): boolean {
+  if (flagKeys === undefined) return true;
+  return project.continuityKeys.some((k) => flagKeys.includes(k));
+}
+
+/**
+ * Writes the anonymous id as hash key for every continuity flag that has none yet, for the
+ * persons of both ids, then reads them back: the distinct id's person wins over the anonymous
+ * one's (spec §5 steps 2–4). No person, nothing written.
+ */
+function continuityOverrides(
+  projectId: number,
+  keys: readonly string[],
+  personId: number | undefined,
+  anon: string,
+  sources: SubjectSources,
+): Record<string, string> | undefined {
+  const anonPersonId = sources.persons.personIdOf(projectId, anon);
+  const personIds = [personId, anonPersonId].filter((id): id is number => id !== undefined);
+  if (personIds.length === 0) return undefined;
+  const unique = [...new Set(personIds)];
+  if (!sources.overrides.allPresent(projectId, unique, keys)) {
+    sources.overrides.insertMissing(projectId, unique, keys, anon);
+  }
+  const merged: Record<string, string> = {};
+  if (anonPersonId !== undefined) for (const [k, v] of sources.overrides.forPerson(projectId, anonPersonId)) merged[k] = v;
+  if (personId !== undefined) for (const [k, v] of sources.overrides.forPerson(projectId, personId)) merged[k] = v;
+  return merged;
+}

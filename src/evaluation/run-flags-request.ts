@@ -1,0 +1,84 @@
+/**
+ * One `POST /flags` or `/decide` request from bytes to response text (runs in a worker): decode
+ * and parse the body, check the project key, build the context, evaluate the project's compiled
+ * snapshot and encode the versioned response. Errors come back as PostHog-shaped bodies.
+ */
+import { randomUUID } from 'node:crypto';
+import { HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
+import { evaluateFlags } from '../flags/engine/evaluate-flags.js';
+import type { FlagResult } from '../flags/engine/evaluate-types.js';
+import { remoteConfigFields } from '../flags/remote-config.js';
+import { decodeFlagsBody } from '../flags/serve/decode-flags-body.js';
+import { parseFlagsQuery } from '../flags/serve/flags-query.js';
+import { parseFlagsRequest, requireDistinctId } from '../flags/serve/flags-request.js';
+import type { AuthStore } from '../store/auth-store.js';
+import { buildFlagsContext, type SubjectSources } from './flags-context.js';
+import type { ProjectFlags, ProjectFlagsCache } from './project-flags-cache.js';
+
+export interface FlagsHttpRequest {
+  endpoint: 'flags' | 'decide';
+  query: string;
+  contentType: string;
+  contentEncoding: string;
+  body: Uint8Array;
+}
+
+export type FlagsOutcome = { ok: true; body: string } | { ok: false; error: SerializedError };
+
+export interface FlagsRequestDeps extends SubjectSources {
+  auth: AuthStore;
+  projects: ProjectFlagsCache;
+  maxDecompressedBytes: number;
+}
+
+const NO_RESULTS: ReadonlyMap<string, FlagResult> = new Map();
+
+/** Config fields per compiled project view: the same frozen object lets the encoder reuse its text. */
+const configs = new WeakMap<ProjectFlags, Readonly<Record<string, unknown>>>();
+
+function configOf(flags: ProjectFlags, apiToken: string): Readonly<Record<string, unknown>> {
+  let config = configs.get(flags);
+  if (config === undefined) {
+    config = remoteConfigFields({ apiToken, hasFeatureFlags: flags.hasFeatureFlags });
+    configs.set(flags, config);
+  }
+  return config;
+}
+
+export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): FlagsOutcome {
+  try {
+    return { ok: true, body: evaluateRequest(req, deps, now) };
+  } catch (err) {
+    const e = isHedgerowError(err)
+      ? err
+      : new HedgerowError('HR_INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+    return { ok: false, error: serializeError(e) };
+  }
+}
+
+function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): string {
+  const query = parseFlagsQuery(req.query, req.endpoint);
+  const body = decodeFlagsBody(req, deps.maxDecompressedBytes);
+  const request = parseFlagsRequest(body);
+  const project = deps.auth.projectByToken(request.token);
+  if (project === undefined) throw new HedgerowError('HR_INVALID_API_KEY');
+  const distinctId = requireDistinctId(request);
+  const flags = deps.projects.get(project.id);
+
+  let results = NO_RESULTS;
+  let errors = false;
+  if (!request.disableFlags) {
+    const built = buildFlagsContext(project.id, flags, request, distinctId, deps, now);
+    results = evaluateFlags(flags.snapshot, built.ctx);
+    errors = built.storeError;
+    if (!errors) for (const r of results.values()) if (r.error !== undefined) errors = true;
+  }
+  return flags.encoder.encode({
+    format: query.format,
+    results,
+    errorsWhileComputingFlags: errors,
+    requestId: randomUUID(),
+    evaluatedAt: now.getTime(),
+    ...(query.config ? { config: configOf(flags, project.api_token) } : {}),
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * The flag object served to server SDKs for local evaluation (spec flags.md §2.1, management.md
+ * §4.3): Django's `MinimalFeatureFlagSerializer` fields, in its order, with `filters` normalised
+ * on read (management.md §3.2). The Rust definitions fallback emits the same fields.
+ */
+
+import type { EvaluationRuntime, FeatureFlagRecord, FlagFilters } from '../feature-flag.js';
+import { normalizedFilters } from '../flag-view.js';
+
+export interface MinimalFlag {
+  id: number;
+  /** PostHog's `team_id`: Hedgerow has one environment per project, so the project id. */
+  team_id: number;
+  name: string;
+  key: string;
+  filters: FlagFilters;
+  deleted: boolean;
+  active: boolean;
+  ensure_experience_continuity: boolean;
+  has_encrypted_payloads: boolean;
+  version: number;
+  evaluation_runtime: EvaluationRuntime;
+  /** Always null: Hedgerow stores no bucketing identifier yet, and null means "distinct id". */
+  bucketing_identifier: string | null;
+  evaluation_tags: string[];
+}
+
+/**
+ * Serializes one stored flag. `filters` defaults to a deep copy of the normalised filters, so the
+ * result never shares objects with the record and callers may rewrite it (dependency chains).
+ */
+export function minimalFlag(
+  flag: FeatureFlagRecord,
+  filters: FlagFilters = structuredClone(normalizedFilters(flag)),
+): MinimalFlag {
+  return {
+    id: flag.id,
+    team_id: flag.project_id,
+    name: flag.name,
+    key: flag.key,
+    filters,
+    deleted: flag.deleted,
+    active: flag.active,
+    ensure_experience_continuity: flag.ensure_experience_continuity,
+    has_encrypted_payloads: flag.has_encrypted_payloads,
+    version: flag.version,
+    evaluation_runtime: flag.evaluation_runtime,
+    bucketing_identifier: null,
+    evaluation_tags: [...flag.evaluation_tags],
+  };
+}

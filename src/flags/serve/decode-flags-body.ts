@@ -1,0 +1,178 @@
+/**
+ * The body of a `/flags` or `/decide` POST, from bytes to a parsed JSON value (spec flags.md §6.1
+ * "Body decoding"; Rust `handler/decoding.rs`, `flags/flag_request.rs` `from_bytes`). Pure, no I/O.
+ *
+ * A plain JSON object body (the SDKs' usual request) goes straight to `JSON.parse`. Everything else
+ * goes through capture's extraction (form `data=` with the `+`/space repair, whole-body base64,
+ * compression hints from the query, form or `Content-Encoding`), then gunzip (by magic bytes) or
+ * lz64, then JSON, then the Rust fallback of decoding the text as lenient base64 and trying again.
+ *
+ * Deliberately more lenient than Rust, which answers 400 to these: an unknown content type (read
+ * as JSON), a gzip hint on a body that is not gzip (read as is), and lz64 (capture accepts it).
+ * Like Rust, invalid UTF-8 is replaced with U+FFFD rather than refused, and bare `NaN`,
+ * `Infinity` and `-Infinity` outside strings are read as `null`.
+ */
+
+import { HedgerowError, isHedgerowError } from '../../errors.js';
+import { asBuffer, decodeBase64Strict } from '../../ingest/base64.js';
+import { parseCaptureQuery, type CaptureQuery } from '../../ingest/capture-query.js';
+import { gunzipCapped, hasGzipMagic } from '../../ingest/decompress-payload.js';
+import { extractPayloadBytes, isFormContentType, type ExtractedPayload } from '../../ingest/extract-payload.js';
+import { lzDecompressFromBase64 } from '../../ingest/lz-string-capped.js';
+
+export interface FlagsHttpInput {
+  /** Raw query string without the leading `?` ('' when absent). */
+  query: string;
+  /** Header values, '' when absent. */
+  contentType: string;
+  contentEncoding: string;
+  body: Uint8Array;
+}
+
+const OPEN_BRACE = 0x7b;
+/** Lossy, as Rust's `String::from_utf8_lossy`; also drops a leading BOM. */
+const utf8Lossy = new TextDecoder('utf-8');
+
+function malformed(reason: string): HedgerowError {
+  return new HedgerowError('HR_FLAGS_MALFORMED', `Malformed request data: ${reason}`);
+}
+
+function checkSize(bytes: number, maxBytes: number): void {
+  if (bytes > maxBytes) {
+    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `payload of ${bytes} bytes exceeds ${maxBytes} bytes`);
+  }
+}
+
+/**
+ * Returns the parsed JSON value, or throws `HR_FLAGS_MALFORMED` (400: empty, undecodable or not
+ * JSON) or `HR_DECOMPRESSED_TOO_LARGE` (413: more than `maxDecompressedBytes` once decoded).
+ */
+export function decodeFlagsBody(input: FlagsHttpInput, maxDecompressedBytes: number): unknown {
+  const body = input.body;
+  if (body.length === 0) throw malformed('empty request body');
+
+  // Fast path: a JSON object is neither gzip, base64, lz64 nor a form, whatever the headers say.
+  if (body[0] === OPEN_BRACE) {
+    checkSize(body.length, maxDecompressedBytes);
+    const value = parseJsonTolerant(asBuffer(body).toString('utf8'));
+    if (value === undefined) throw malformed('invalid JSON');
+    return value;
+  }
+
+  let text: string;
+  try {
+    text = payloadText(extractPayloadBytes(requestFor(input), queryFor(input.query)), maxDecompressedBytes);
+  } catch (err) {
+    if (isHedgerowError(err) && (err.hedgerowCode === 'HR_DECODE_FAILED' || err.hedgerowCode === 'HR_EMPTY_PAYLOAD')) {
+      throw malformed(err.message);
+    }
+    throw err;
+  }
+
+  const value = parseJsonTolerant(text) ?? parseBase64Fallback(text, isFormContentType(input.contentType));
+  if (value === undefined) throw malformed('invalid JSON');
+  return value;
+}
+
+function requestFor(input: FlagsHttpInput): Parameters<typeof extractPayloadBytes>[0] {
+  return {
+    path: '/flags',
+    query: input.query,
+    method: 'POST',
+    contentType: input.contentType,
+    contentEncoding: input.contentEncoding,
+    body: input.body,
+    ip: '',
+  };
+}
+
+/** Capture's query reading, without its legacy `?data=` payload (the flags service never reads one). */
+function queryFor(query: string): CaptureQuery {
+  const q = parseCaptureQuery(query);
+  return q.data === '' ? q : { ...q, data: '' };
+}
+
+/**
+ * The extracted payload as text: gunzip when it starts with the gzip magic, lz64 when hinted,
+ * else the bytes as UTF-8. A base64 hint is left to the fallback (Rust tries JSON first).
+ */
+function payloadText(payload: ExtractedPayload, maxBytes: number): string {
+  const bytes = payload.bytes;
+  if (hasGzipMagic(bytes)) return utf8Lossy.decode(gunzipCapped(bytes, maxBytes));
+  if (payload.hint === 'lz64') {
+    // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of maxBytes is never too tight.
+    const text = lzDecompressFromBase64(bytes.toString('latin1'), maxBytes);
+    if (text === null || text === '') throw malformed('invalid lz64 data');
+    return text;
+  }
+  checkSize(bytes.length, maxBytes);
+  return utf8Lossy.decode(bytes);
+}
+
+/** `JSON.parse`, retried once with bare non-finite literals turned into `null`; `undefined` = not JSON. */
+export function parseJsonTolerant(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    const cleaned = replaceNonFiniteLiterals(text);
+    if (cleaned === undefined) return undefined;
+    try {
+      return JSON.parse(cleaned) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Rust `decode_base64` then JSON: percent-decode, drop spaces (or, for a form value, where
+ * urldecoding turned `+` into spaces, put the `+` back), pad to a multiple of 4, decode.
+ */
+function parseBase64Fallback(text: string, fromForm: boolean): unknown {
+  let s = text.trim();
+  if (s.includes('%')) {
+    try {
+      s = decodeURIComponent(s);
+    } catch {
+      return undefined;
+    }
+  }
+  if (s.includes(' ')) s = s.replaceAll(' ', fromForm ? '+' : '');
+  const rem = s.length % 4;
+  if (rem !== 0) s += '='.repeat(4 - rem);
+  const decoded = decodeBase64Strict(s);
+  return decoded === undefined ? undefined : parseJsonTolerant(utf8Lossy.decode(decoded));
+}
+
+const NON_FINITE: readonly string[] = ['NaN', 'Infinity', '-Infinity'];
+
+/**
+ * Replaces `NaN`, `Infinity` and `-Infinity` outside strings with `null` (Python's `json.dumps`
+ * writes them; Rust parses with json5 and nulls them). `undefined` when there was none.
+ */
+export function replaceNonFiniteLiterals(text: string): string | undefined {
+  let out = '';
+  let copiedTo = 0;
+  let replaced = false;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (c !== 0x4e && c !== 0x49 && c !== 0x2d) continue; // N, I, -
+    const literal = NON_FINITE.find((l) => text.startsWith(l, i));
+    if (literal === undefined) continue;
+    out += text.slice(copiedTo, i) + 'null';
+    i += literal.length - 1;
+    copiedTo = i + 1;
+    replaced = true;
+  }
+  return replaced ? out + text.slice(copiedTo) : undefined;
+}

@@ -1,0 +1,235 @@
+/**
+ * The JSON body of a `/flags` or `/decide` answer, in each response shape (spec flags.md §6.2,
+ * §6.3; Rust `api/types.rs` `FlagsResponse`, `LegacyFlagsResponse`, `DecideV1Response`,
+ * `DecideV2Response`, `FlagDetails`). Pure, no I/O; on the hot path of every flags request.
+ *
+ * Keys follow the Rust structs' order, then `errorComputingFlags` on the legacy shapes, then the
+ * config fields. Per shape:
+ * - flags-v2 (`/flags?v>=2`, `/decide?v>=4`): `errorsWhileComputingFlags, flags, requestId, evaluatedAt`
+ * - flags-v1 (`/flags?v=1`, `/decide?v=3`): `errorsWhileComputingFlags, featureFlags` (all),
+ *   `featureFlagPayloads` (enabled flags with a payload), `requestId, evaluatedAt, errorComputingFlags`
+ * - decide-v2: `featureFlags` (enabled only, key -> true|variant), `requestId, evaluatedAt, errorComputingFlags`
+ * - decide-v1: `featureFlags` (enabled keys), `requestId, evaluatedAt, errorComputingFlags`
+ * `errorComputingFlags` (the ingestion seed's name for the /decide field) mirrors
+ * `errorsWhileComputingFlags`. `quotaLimited` and `minimalFlagCalledEvents` are never sent.
+ * Payloads are sent as stored: a JSON string, which the SDKs parse.
+ */
+
+import type { FlagResult } from '../engine/evaluate-types.js';
+import type { FlagsResponseFormat } from './flags-query.js';
+
+export interface FlagMeta {
+  id: number;
+  version: number;
+}
+
+export interface FlagsResponseInput {
+  format: FlagsResponseFormat;
+  /** evaluated flags in snapshot order; FlagResult objects are frozen and SHARED between requests and between flags */
+  results: ReadonlyMap<string, FlagResult>;
+  errorsWhileComputingFlags: boolean;
+  requestId: string; // uuid
+  evaluatedAt: number; // ms epoch
+  /** remote-config fields to flatten into the body (only when the query asked for config); opaque to you */
+  config?: Readonly<Record<string, unknown>>;
+}
+
+/** JSON fragments for one (flag key, result) pair, built on first use. */
+interface Fragments {
+  /** `"key":true|false|"variant"` */
+  entry: string;
+  /** `"key":"<payload>"`, or null when the result has no payload. */
+  payloadEntry: string | null;
+  /** `"key":{FlagDetail}` (v2), built lazily. */
+  detail: string | undefined;
+}
+
+interface KeyCache {
+  json: string;
+  meta: FlagMeta;
+  byResult: Map<FlagResult, Fragments>;
+}
+
+/**
+ * Results per flag are built once per snapshot, so this bound is never reached in practice;
+ * it only keeps a misbehaving caller from growing the cache without limit.
+ */
+const MAX_CACHED_RESULTS_PER_KEY = 1024;
+/** A flag missing from `meta` (a caller bug) is still answered, with id and version 0. */
+const UNKNOWN_META: FlagMeta = Object.freeze({ id: 0, version: 0 });
+
+/** Top-level keys each shape writes itself; config fields with these names are skipped. */
+const OWN_KEYS: Readonly<Record<FlagsResponseFormat, ReadonlySet<string>>> = {
+  'flags-v2': new Set(['errorsWhileComputingFlags', 'flags', 'requestId', 'evaluatedAt']),
+  'flags-v1': new Set([
+    'errorsWhileComputingFlags',
+    'featureFlags',
+    'featureFlagPayloads',
+    'requestId',
+    'evaluatedAt',
+    'errorComputingFlags',
+  ]),
+  'decide-v2': new Set(['featureFlags', 'requestId', 'evaluatedAt', 'errorComputingFlags']),
+  'decide-v1': new Set(['featureFlags', 'requestId', 'evaluatedAt', 'errorComputingFlags']),
+};
+
+function valueJson(r: FlagResult): string {
+  return r.variant !== null ? JSON.stringify(r.variant) : r.enabled ? 'true' : 'false';
+}
+
+/** Rust `FlagDetails` with `FlagEvaluationReason` and `FlagDetailsMetadata`, in field order. */
+function detailJson(keyJson: string, meta: FlagMeta, r: FlagResult): string {
+  const { code, condition_index: index, description } = r.reason;
+  const variant = r.variant === null ? 'null' : JSON.stringify(r.variant);
+  const payload = r.payload === undefined ? 'null' : JSON.stringify(r.payload);
+  return (
+    `{"key":${keyJson},"enabled":${r.enabled ? 'true' : 'false'},"variant":${variant}` +
+    (r.failed === true ? ',"failed":true' : '') +
+    `,"reason":{"code":${JSON.stringify(code)},"condition_index":${index === null ? 'null' : numberJson(index)}` +
+    `,"description":${JSON.stringify(description)}}` +
+    `,"metadata":{"id":${numberJson(meta.id)},"version":${numberJson(meta.version)},"description":null` +
+    `,"payload":${payload},"has_experiment":false}}`
+  );
+}
+
+function buildFragments(keyJson: string, r: FlagResult): Fragments {
+  return {
+    entry: `${keyJson}:${valueJson(r)}`,
+    payloadEntry: r.payload === undefined ? null : `${keyJson}:${JSON.stringify(r.payload)}`,
+    detail: undefined,
+  };
+}
+
+/**
+ * One encoder per compiled snapshot (per project flag version): it caches serialized JSON
+ * fragments per (flag key, result object) so encoding a 50-flag v2 response is mostly string
+ * concatenation. `meta` is asked once per key.
+ */
+export class FlagsResponseEncoder {
+  private readonly meta: (key: string) => FlagMeta | undefined;
+  private readonly keys = new Map<string, KeyCache>();
+  /** The last frozen config object seen and its encodings, per shape. */
+  private lastConfig: object | undefined;
+  private lastConfigText = new Map<FlagsResponseFormat, string>();
+
+  constructor(meta: (key: string) => FlagMeta | undefined) {
+    this.meta = meta;
+  }
+
+  /** The response body as JSON text, exactly the spec's shape for the format. */
+  encode(input: FlagsResponseInput): string {
+    const head = `"requestId":${JSON.stringify(input.requestId)},"evaluatedAt":${numberJson(input.evaluatedAt)}`;
+    const errors = input.errorsWhileComputingFlags ? 'true' : 'false';
+    const config = input.config === undefined ? '' : this.configText(input.config, input.format);
+    switch (input.format) {
+      case 'flags-v2':
+        return `{"errorsWhileComputingFlags":${errors},"flags":{${this.details(input.results)}},${head}${config}}`;
+      case 'flags-v1': {
+        const [flags, payloads] = this.valuesAndPayloads(input.results);
+        return (
+          `{"errorsWhileComputingFlags":${errors},"featureFlags":{${flags}},"featureFlagPayloads":{${payloads}},` +
+          `${head},"errorComputingFlags":${errors}${config}}`
+        );
+      }
+      case 'decide-v2':
+        return `{"featureFlags":{${this.enabledValues(input.results)}},${head},"errorComputingFlags":${errors}${config}}`;
+      case 'decide-v1':
+        return `{"featureFlags":[${this.enabledKeys(input.results)}],${head},"errorComputingFlags":${errors}${config}}`;
+    }
+  }
+
+  private keyCache(key: string): KeyCache {
+    let kc = this.keys.get(key);
+    if (kc === undefined) {
+      kc = { json: JSON.stringify(key), meta: this.meta(key) ?? UNKNOWN_META, byResult: new Map() };
+      this.keys.set(key, kc);
+    }
+    return kc;
+  }
+
+  private fragments(kc: KeyCache, r: FlagResult): Fragments {
+    let f = kc.byResult.get(r);
+    if (f === undefined) {
+      f = buildFragments(kc.json, r);
+      if (kc.byResult.size < MAX_CACHED_RESULTS_PER_KEY) kc.byResult.set(r, f);
+    }
+    return f;
+  }
+
+  private details(results: ReadonlyMap<string, FlagResult>): string {
+    let out = '';
+    for (const [key, r] of results) {
+      const kc = this.keyCache(key);
+      const f = this.fragments(kc, r);
+      if (f.detail === undefined) f.detail = `${kc.json}:${detailJson(kc.json, kc.meta, r)}`;
+      out += out.length === 0 ? f.detail : `,${f.detail}`;
+    }
+    return out;
+  }
+
+  private valuesAndPayloads(results: ReadonlyMap<string, FlagResult>): [string, string] {
+    let flags = '';
+    let payloads = '';
+    for (const [key, r] of results) {
+      const f = this.fragments(this.keyCache(key), r);
+      flags += flags.length === 0 ? f.entry : `,${f.entry}`;
+      if (r.enabled && f.payloadEntry !== null) {
+        payloads += payloads.length === 0 ? f.payloadEntry : `,${f.payloadEntry}`;
+      }
+    }
+    return [flags, payloads];
+  }
+
+  private enabledValues(results: ReadonlyMap<string, FlagResult>): string {
+    let out = '';
+    for (const [key, r] of results) {
+      if (!r.enabled) continue;
+      const entry = this.fragments(this.keyCache(key), r).entry;
+      out += out.length === 0 ? entry : `,${entry}`;
+    }
+    return out;
+  }
+
+  private enabledKeys(results: ReadonlyMap<string, FlagResult>): string {
+    let out = '';
+    for (const [key, r] of results) {
+      if (!r.enabled) continue;
+      const json = this.keyCache(key).json;
+      out += out.length === 0 ? json : `,${json}`;
+    }
+    return out;
+  }
+
+  /**
+   * `,"field":value...` for each config field the shape does not write itself. A frozen config
+   * object is taken to be immutable all the way down, and its text is reused while the caller
+   * keeps passing the same object.
+   */
+  private configText(config: Readonly<Record<string, unknown>>, format: FlagsResponseFormat): string {
+    const frozen = Object.isFrozen(config);
+    if (frozen && config === this.lastConfig) {
+      const cached = this.lastConfigText.get(format);
+      if (cached !== undefined) return cached;
+    }
+    const own = OWN_KEYS[format];
+    let out = '';
+    for (const k of Object.keys(config)) {
+      if (own.has(k)) continue;
+      const text = JSON.stringify(config[k]) as string | undefined;
+      if (text !== undefined) out += `,${JSON.stringify(k)}:${text}`;
+    }
+    if (frozen) {
+      if (config !== this.lastConfig) {
+        this.lastConfig = config;
+        this.lastConfigText = new Map();
+      }
+      this.lastConfigText.set(format, out);
+    }
+    return out;
+  }
+}
+
+/** An integer as JSON (Rust sends i32/i64 here); a non-finite number would not be JSON, so 0. */
+function numberJson(n: number): string {
+  return Number.isFinite(n) ? String(Math.trunc(n)) : '0';
+}

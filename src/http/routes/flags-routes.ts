@@ -1,0 +1,77 @@
+/**
+ * `/flags` and `/decide` (spec flags.md §6): POST is evaluated in the worker pool; GET answers
+ * the minimal flag-less response the Rust service gives, HEAD an empty 200, OPTIONS 204 with
+ * `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
+ */
+import { deserializeError, HedgerowError } from '../../errors.js';
+import type { FlagsHttpRequest } from '../../evaluation/run-flags-request.js';
+import { FlagsResponseEncoder } from '../../flags/serve/flags-response.js';
+import { parseFlagsQuery } from '../../flags/serve/flags-query.js';
+import type { FlagsPool } from '../../pool/flags-pool.js';
+import { remoteConfigFields } from '../../flags/remote-config.js';
+import { randomUUID } from 'node:crypto';
+import { corsHeaders } from '../cors.js';
+import { errorResponse } from '../respond.js';
+import type { Router } from '../router.js';
+import type { HttpRequest, HttpResponse } from '../types.js';
+
+export interface FlagsRoutesDeps {
+  /** Undefined until the pool is ready: 503 meanwhile (SDKs retry). */
+  pool: () => FlagsPool | undefined;
+}
+
+const ALLOW = 'GET, POST, OPTIONS, HEAD';
+const EMPTY_ENCODER = new FlagsResponseEncoder(() => undefined);
+
+export function addFlagsRoutes(router: Router, deps: FlagsRoutesDeps): void {
+  router.add('*', '/flags', 'flags', (req) => handleFlags(req, 'flags', deps));
+  router.add('*', '/decide', 'decide', (req) => handleFlags(req, 'decide', deps));
+}
+
+async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps: FlagsRoutesDeps): Promise<HttpResponse> {
+  const cors = corsHeaders(req);
+  switch (req.method) {
+    case 'POST':
+      break;
+    case 'GET':
+      return minimalResponse(req, endpoint, cors);
+    case 'HEAD':
+      return { status: 200, headers: { 'content-type': 'application/json', ...cors } };
+    case 'OPTIONS':
+      return { status: 204, headers: { allow: ALLOW, ...cors } };
+    default:
+      return errorResponse(new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), {
+        allow: ALLOW,
+        ...cors,
+      });
+  }
+  const pool = deps.pool();
+  if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
+  const outcome = await pool.submit(toFlagsRequest(req, endpoint));
+  if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);
+  return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body: outcome.body };
+}
+
+/** GET: no flags, the config fields, in the shape the version asks for (Rust `get_minimal_flags_response`). */
+function minimalResponse(req: HttpRequest, endpoint: 'flags' | 'decide', cors: Record<string, string>): HttpResponse {
+  const query = parseFlagsQuery(req.query, endpoint);
+  const body = EMPTY_ENCODER.encode({
+    format: query.format,
+    results: new Map(),
+    errorsWhileComputingFlags: false,
+    requestId: randomUUID(),
+    evaluatedAt: Date.now(),
+    config: remoteConfigFields({ apiToken: '', hasFeatureFlags: false }),
+  });
+  return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body };
+}
+
+function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide'): FlagsHttpRequest {
+  return {
+    endpoint,
+    query: req.query,
+    contentType: req.header('content-type'),
+    contentEncoding: req.header('content-encoding'),
+    body: req.body,
+  };
+}

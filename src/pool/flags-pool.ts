@@ -1,0 +1,68 @@
+/**
+ * Flag evaluation's side of the worker pool: `/flags` and `/decide` requests that arrive in the
+ * same event-loop turn go to a worker as one task (one Piscina round trip for many requests),
+ * at most `MAX_REQUESTS_PER_TASK` each; while every slot is busy they wait and the next group
+ * is larger.
+ */
+import { HedgerowError, serializeError } from '../errors.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
+import type { FlagsTaskResult } from './tasks.js';
+import type { WorkerPool } from './worker-pool.js';
+
+/** Evaluating 50 flags costs ~20-50 µs: 32 requests share a round trip without queueing long. */
+const MAX_REQUESTS_PER_TASK = 32;
+
+interface Pending {
+  req: FlagsHttpRequest;
+  resolve: (o: FlagsOutcome) => void;
+}
+
+export class FlagsPool {
+  private pending: Pending[] = [];
+  private scheduled = false;
+  private inFlightTasks = 0;
+
+  constructor(private readonly pool: WorkerPool) {}
+
+  get queueDepth(): number {
+    return this.pending.length;
+  }
+
+  submit(req: FlagsHttpRequest): Promise<FlagsOutcome> {
+    return new Promise((resolve) => {
+      this.pending.push({ req, resolve });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    });
+  }
+
+  private flush(): void {
+    while (this.pending.length > 0 && this.inFlightTasks < this.pool.capacity) {
+      this.dispatch(this.pending.splice(0, MAX_REQUESTS_PER_TASK));
+    }
+  }
+
+  private dispatch(group: Pending[]): void {
+    this.inFlightTasks++;
+    this.pool.run<FlagsTaskResult>({ kind: 'flags', requests: group.map((p) => p.req) }).then(
+      (result) => {
+        this.release();
+        group.forEach((p, i) => p.resolve(result.outcomes[i] as FlagsOutcome));
+      },
+      (err: unknown) => {
+        this.release();
+        const e = new HedgerowError('HR_INTERNAL', `worker failed: ${(err as Error)?.message ?? String(err)}`);
+        for (const p of group) p.resolve({ ok: false, error: serializeError(e) });
+      },
+    );
+  }
+
+  private release(): void {
+    this.inFlightTasks--;
+    if (this.pending.length > 0) this.flush();
+  }
+}

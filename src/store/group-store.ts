@@ -1,0 +1,34 @@
+/**
+ * Groups and group types (`groups`: `[project, type index, key]` → record; `group_types`:
+ * `[project, name]` → index 0–4). Registered by `$groupidentify` processing; read by flag
+ * evaluation (group properties, `group_type_mapping`) and the groups API. Registering a group
+ * type must bump the project's flag version (`bumpFlagsVersion`) in the same transaction: flag
+ * snapshots and served definitions include the mapping and are rebuilt only when it moves.
+ */
+import type { StoreDatabases } from './open-store.js';
+
+export interface GroupRecord {
+  group_type_index: number;
+  group_key: string;
+  group_properties: Record<string, unknown>;
+  /** ISO 8601. */
+  created_at: string;
+  version: number;
+}
+
+export class GroupReader {
+  constructor(protected readonly dbs: StoreDatabases) {}
+
+  /** Group type index (as a string) → name, as flag definitions and snapshots take it. */
+  typeMapping(projectId: number): Record<string, string> {
+    const mapping: Record<string, string> = {};
+    for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
+      mapping[String(value as number)] = (key as [number, string])[1];
+    }
+    return mapping;
+  }
+
+  get(projectId: number, typeIndex: number, key: string): GroupRecord | undefined {
+    return this.dbs.groups.get([projectId, typeIndex, key]) as GroupRecord | undefined;
+  }
+}

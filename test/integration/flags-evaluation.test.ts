@@ -1,0 +1,209 @@
+/**
+ * `/flags` and `/decide` against the real daemon: flags made through the management API are
+ * evaluated in the worker pool, every response version has its shape, bodies may be compressed
+ * or form-encoded, bad input gets the spec's errors, and a change to a flag is seen by the next
+ * request (the workers' snapshots follow the project's flag version).
+ */
+import { compressToBase64 } from 'lz-string';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type ApiClient } from '../helpers/api.js';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { b64, gzip, postJson, send } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+const FLAGS = '/api/projects/1/feature_flags/';
+
+interface FlagDetail {
+  key: string;
+  enabled: boolean;
+  variant: string | null;
+  failed?: boolean;
+  reason: { code: string; condition_index: number | null; description?: string };
+  metadata: { id: number; version: number; payload: unknown };
+}
+interface V2Body {
+  flags: Record<string, FlagDetail>;
+  errorsWhileComputingFlags: boolean;
+  requestId: string;
+  [k: string]: unknown;
+}
+
+describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
+  const d = useDaemon({ backend });
+  let admin: ApiClient;
+  const ids: Record<string, number> = {};
+
+  async function createFlag(body: Record<string, unknown>): Promise<number> {
+    const r = await admin.post(FLAGS, body);
+    expect(r.status, r.text).toBe(201);
+    return (r.json as { id: number }).id;
+  }
+
+  beforeAll(async () => {
+    admin = apiClient(d, d.personalKey);
+    ids.on = await createFlag({
+      key: 'always-on',
+      filters: { groups: [{ properties: [], rollout_percentage: 100 }], payloads: { true: '{"color":"blue"}' } },
+    });
+    ids.variants = await createFlag({
+      key: 'checkout',
+      filters: {
+        groups: [{ properties: [], rollout_percentage: 100 }],
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ],
+        },
+        payloads: { test: '"green"' },
+      },
+    });
+    ids.pro = await createFlag({
+      key: 'pro-only',
+      filters: { groups: [{ properties: [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }], rollout_percentage: 100 }] },
+    });
+    ids.off = await createFlag({ key: 'switched-off', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
+  });
+
+  const flagsBody = (extra: Record<string, unknown> = {}) => ({ token: d.projectKey, distinct_id: 'user-1', ...extra });
+
+  it('answers /flags?v=2 with every active flag, reasons, metadata and payloads', async () => {
+    const r = await postJson(d, '/flags/?v=2', flagsBody({ person_properties: { plan: 'pro' } }));
+    expect(r.status, r.text).toBe(200);
+    const body = r.json as V2Body;
+    expect(body.errorsWhileComputingFlags).toBe(false);
+    expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Object.keys(body.flags).sort()).toEqual(['always-on', 'checkout', 'pro-only']);
+    expect(body.flags['always-on']).toMatchObject({
+      key: 'always-on',
+      enabled: true,
+      variant: null,
+      reason: { code: 'condition_match', condition_index: 0 },
+      metadata: { id: ids.on, version: 1, payload: '{"color":"blue"}' },
+    });
+    expect(['control', 'test']).toContain(body.flags.checkout!.variant);
+    expect(body.flags['pro-only']!.enabled).toBe(true);
+    const without = (await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body;
+    expect(without.flags['pro-only']).toMatchObject({ enabled: false, reason: { code: 'no_condition_match', condition_index: 0 } });
+  });
+
+  it('gives each version its shape', async () => {
+    const variant = ((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).flags.checkout!.variant;
+    const decide1 = (await postJson(d, '/decide/', flagsBody())).json as Record<string, unknown>;
+    expect(decide1.featureFlags).toEqual(expect.arrayContaining(['always-on', 'checkout']));
+    expect(decide1.featureFlags).not.toContain('pro-only');
+    const decide2 = (await postJson(d, '/decide/?v=2', flagsBody())).json as Record<string, unknown>;
+    expect(decide2.featureFlags).toEqual({ 'always-on': true, checkout: variant });
+    for (const path of ['/decide/?v=3', '/flags/?v=1']) {
+      const body = (await postJson(d, path, flagsBody())).json as Record<string, unknown>;
+      expect(body.featureFlags, path).toEqual({ 'always-on': true, checkout: variant, 'pro-only': false });
+      expect(body.errorsWhileComputingFlags, path).toBe(false);
+      expect(body.featureFlagPayloads, path).toEqual({ 'always-on': '{"color":"blue"}', ...(variant === 'test' ? { checkout: '"green"' } : {}) });
+    }
+    const decide3 = (await postJson(d, '/decide?v=3', flagsBody())).json as Record<string, unknown>;
+    // The seed's flag evaluation response fields.
+    expect(decide3).toMatchObject({
+      config: { enable_collect_everything: true },
+      editorParams: {},
+      errorComputingFlags: false,
+      isAuthenticated: false,
+    });
+    expect(decide3.supportedCompression).toEqual(expect.arrayContaining(['gzip']));
+    const decide4 = (await postJson(d, '/decide/?v=4', flagsBody())).json as V2Body;
+    expect(Object.keys(decide4.flags).sort()).toEqual(['always-on', 'checkout', 'pro-only']);
+    expect(decide4.supportedCompression).toBeDefined();
+    const plain = (await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body;
+    expect(plain.supportedCompression).toBeUndefined();
+    const withConfig = (await postJson(d, '/flags/?v=2&config=true', flagsBody())).json as V2Body;
+    expect(withConfig).toMatchObject({ hasFeatureFlags: true, config: { enable_collect_everything: true } });
+    const noParams = (await postJson(d, '/flags', flagsBody())).json as V2Body;
+    expect(noParams.flags).toBeDefined();
+    expect(noParams.supportedCompression).toBeDefined();
+    // An unknown version picks a shape as the Rust service does; it is not an error.
+    const unknown = await postJson(d, '/flags/?v=banana', flagsBody());
+    expect(unknown.status).toBe(200);
+    expect((unknown.json as Record<string, unknown>).featureFlags).toBeDefined();
+  });
+
+  it('reads gzip, lz64, base64 form and whole-body base64 bodies', async () => {
+    const text = JSON.stringify(flagsBody());
+    const expected = ((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).flags.checkout!.variant;
+    const variants = await Promise.all([
+      send(d, '/flags/?v=2', { body: gzip(text), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      send(d, '/flags/?v=2&compression=gzip-js', { body: gzip(text), headers: { 'content-type': 'text/plain' } }),
+      send(d, '/flags/?v=2&compression=lz64', {
+        body: `data=${encodeURIComponent(compressToBase64(text))}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      send(d, '/flags/?v=2&compression=base64', {
+        body: `data=${encodeURIComponent(b64(text))}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      send(d, '/flags/?v=2', { body: b64(text), headers: { 'content-type': 'text/plain' } }),
+    ]);
+    for (const r of variants) {
+      expect(r.status, r.text).toBe(200);
+      expect((r.json as V2Body).flags.checkout!.variant).toBe(expected);
+    }
+  });
+
+  it('answers bad input with the spec statuses and PostHog error bodies', async () => {
+    const malformed = await send(d, '/flags/?v=2', { body: '{"token": ', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json).toMatchObject({ type: 'validation_error' });
+    const wrongKey = await postJson(d, '/flags/?v=2', { token: 'phc_not_a_real_key', distinct_id: 'x' });
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.json).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    const noKey = await postJson(d, '/flags/?v=2', { distinct_id: 'x' });
+    expect(noKey.status).toBe(401);
+    expect(noKey.json).toMatchObject({ type: 'authentication_error' });
+    const noDistinctId = await postJson(d, '/decide/?v=3', { api_key: d.projectKey });
+    expect(noDistinctId.status).toBe(400);
+    expect(noDistinctId.json).toMatchObject({ type: 'validation_error' });
+    expect((noDistinctId.json as { detail: string }).detail).toMatch(/distinct_id/);
+    const empty = await send(d, '/flags/?v=2', { method: 'POST', headers: { 'content-type': 'application/json' } });
+    expect(empty.status).toBe(400);
+  });
+
+  it('answers GET, HEAD and OPTIONS as the flags service does', async () => {
+    const get = await send(d, '/flags/?v=2');
+    expect(get.status).toBe(200);
+    expect((get.json as V2Body).flags).toEqual({});
+    expect((await send(d, '/flags/', { method: 'HEAD' })).status).toBe(200);
+    const options = await send(d, '/flags/', { method: 'OPTIONS', headers: { origin: 'https://app.example' } });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('GET, POST, OPTIONS, HEAD');
+    expect(options.headers.get('access-control-allow-origin')).toBe('https://app.example');
+  });
+
+  it('sees flag changes on the next request and leaves inactive and deleted flags out', async () => {
+    const id = await createFlag({ key: 'soon-gone', filters: { groups: [{ rollout_percentage: 100 }] } });
+    const keys = async () => Object.keys(((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).flags);
+    expect(await keys()).toContain('soon-gone');
+    expect((await admin.patch(`${FLAGS}${id}/`, { active: false })).status).toBe(200);
+    expect(await keys()).not.toContain('soon-gone');
+    expect((await admin.patch(`${FLAGS}${id}/`, { active: true })).status).toBe(200);
+    expect(await keys()).toContain('soon-gone');
+    expect((await admin.patch(`${FLAGS}${id}/`, { deleted: true })).status).toBe(200);
+    expect(await keys()).not.toContain('soon-gone');
+    expect(await keys()).not.toContain('switched-off');
+  });
+
+  it('evaluates only the requested keys (and their dependencies)', async () => {
+    const r = (await postJson(d, '/flags/?v=2', flagsBody({ flag_keys_to_evaluate: ['always-on', 'nope'] }))).json as V2Body;
+    expect(Object.keys(r.flags)).toEqual(['always-on']);
+  });
+
+  it('serves remote config for posthog-js at /array/:token/config and config.js', async () => {
+    const config = await send(d, `/array/${d.projectKey}/config`);
+    expect(config.status).toBe(200);
+    expect(config.json).toMatchObject({ token: d.projectKey, hasFeatureFlags: true });
+    expect((config.json as { supportedCompression: string[] }).supportedCompression).toContain('gzip-js');
+    const script = await send(d, `/array/${d.projectKey}/config.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect(script.text).toContain(d.projectKey);
+    expect((await send(d, '/array/phc_unknown/config')).status).toBe(404);
+  });
+});
