@@ -215,6 +215,48 @@ export const ERRORS = Object.freeze({
     'The distinct_id field is missing from the request. Please include a valid identifier.',
   ),
 
+  // --- cohorts ---
+  // A multipart body (DRF's MultiPartParser → ParseError); the detail names the fault.
+  HR_MULTIPART_PARSE: entry(400, 'invalid_request', 'parse_error', 'Multipart form parse error'),
+  // A static cohort's CSV upload (PostHog's CohortSerializer raises ValidationError({"csv": [...]})).
+  HR_COHORT_CSV_EMPTY: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file is empty. Please upload a CSV file with at least one row of data.',
+    'csv',
+  ),
+  HR_COHORT_CSV_NO_ID_COLUMN: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Multi-column CSV must contain at least one column with a supported ID header: 'person_id', 'Person .id' (PostHog export format), 'distinct_id', 'distinct-id', or 'email'.",
+    'csv',
+  ),
+  HR_COHORT_CSV_NO_IDS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file contains no valid person IDs, distinct IDs, or email addresses. Please ensure your file has data rows with person IDs, distinct IDs, or email addresses.',
+    'csv',
+  ),
+  HR_COHORT_CSV_ENCODING: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file encoding is not supported. Please save your file as UTF-8 and try again.',
+    'csv',
+  ),
+  HR_COHORT_CSV_FORMAT: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file format is invalid. Please check your file format and try again.',
+    'csv',
+  ),
+  // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
+  HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
+
   // --- routing ---
   HR_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Not found.'),
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method not allowed.'),

@@ -45,8 +45,16 @@ export class CohortStore {
     return out;
   }
 
-  /** Creates a cohort; `prepare` validates inside the transaction. */
-  create(projectId: number, createdBy: number | null, prepare: () => CohortWrite): CohortRecord {
+  /**
+   * Creates a cohort; `prepare` validates inside the transaction, and `members` (for a static
+   * cohort) names distinct ids to add in the same transaction.
+   */
+  create(
+    projectId: number,
+    createdBy: number | null,
+    prepare: () => CohortWrite,
+    members?: (cohort: CohortRecord) => readonly string[],
+  ): CohortRecord {
     return this.dbs.root.transactionSync(() => {
       const write = prepare();
       const now = isoMicros();
@@ -64,13 +72,22 @@ export class CohortStore {
         version: 1,
       };
       this.dbs.flags.putSync(['cohort', projectId, cohort.id], cohort);
+      if (members) this.putMembers(projectId, cohort.id, members(cohort));
       bumpFlagsVersion(this.dbs, projectId);
       return cohort;
     });
   }
 
-  /** Updates a cohort; `prepare` gets the current record inside the transaction. 404 when absent. */
-  update(projectId: number, id: number, prepare: (current: CohortRecord) => CohortWrite): CohortRecord {
+  /**
+   * Updates a cohort; `prepare` gets the current record inside the transaction, and `members` the
+   * updated one, naming distinct ids to add in the same transaction. 404 when absent.
+   */
+  update(
+    projectId: number,
+    id: number,
+    prepare: (current: CohortRecord) => CohortWrite,
+    members?: (cohort: CohortRecord) => readonly string[],
+  ): CohortRecord {
     return this.dbs.root.transactionSync(() => {
       const current = this.get(projectId, id);
       if (!current) throw new HedgerowError('HR_NOT_FOUND');
@@ -78,6 +95,7 @@ export class CohortStore {
       const next: CohortRecord = { ...current, updated_at: isoMicros(), version: current.version + 1 };
       for (const [k, v] of Object.entries(write)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
       this.dbs.flags.putSync(['cohort', projectId, id], next);
+      if (members) this.putMembers(projectId, id, members(next));
       bumpFlagsVersion(this.dbs, projectId);
       return next;
     });
@@ -86,13 +104,7 @@ export class CohortStore {
   /** Adds distinct ids to a static cohort; returns how many were new. */
   addStaticMembers(projectId: number, id: number, distinctIds: readonly string[]): number {
     return this.dbs.root.transactionSync(() => {
-      let added = 0;
-      for (const distinctId of new Set(distinctIds)) {
-        const key = ['cohort_member', projectId, id, distinctId];
-        if (this.dbs.flags.get(key) !== undefined) continue;
-        this.dbs.flags.putSync(key, null);
-        added++;
-      }
+      const added = this.putMembers(projectId, id, distinctIds);
       if (added > 0) bumpFlagsVersion(this.dbs, projectId);
       return added;
     });
@@ -100,6 +112,18 @@ export class CohortStore {
 
   isStaticMember(projectId: number, id: number, distinctId: string): boolean {
     return this.dbs.flags.doesExist(['cohort_member', projectId, id, distinctId]);
+  }
+
+  /** Inside a write transaction: stores the members not stored yet and returns how many. */
+  private putMembers(projectId: number, id: number, distinctIds: readonly string[]): number {
+    let added = 0;
+    for (const distinctId of new Set(distinctIds)) {
+      const key = ['cohort_member', projectId, id, distinctId];
+      if (this.dbs.flags.doesExist(key)) continue;
+      this.dbs.flags.putSync(key, null);
+      added++;
+    }
+    return added;
   }
 
   staticMemberCount(projectId: number, id: number): number {

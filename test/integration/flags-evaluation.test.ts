@@ -195,6 +195,80 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(Object.keys(r.flags)).toEqual(['always-on']);
   });
 
+  it('answers the flags it can compute when others fail, with errorsWhileComputingFlags set', async () => {
+    const cohort = await admin.post('/api/projects/1/cohorts/', {
+      name: 'Soon deleted',
+      filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } },
+    });
+    expect(cohort.status, cohort.text).toBe(201);
+    const cohortId = (cohort.json as { id: number }).id;
+    await createFlag({
+      key: 'needs-cohort',
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohortId }], rollout_percentage: 100 }] },
+    });
+    expect((await admin.patch(`/api/projects/1/cohorts/${cohortId}/`, { deleted: true })).status).toBe(200);
+    const r = await postJson(d, '/flags/?v=2', flagsBody({ person_properties: { plan: 'pro' } }));
+    expect(r.status).toBe(200);
+    const body = r.json as V2Body;
+    expect(body.errorsWhileComputingFlags).toBe(true);
+    expect(body.flags['needs-cohort']).toMatchObject({ enabled: false, failed: true });
+    expect(body.flags['always-on']).toMatchObject({ enabled: true });
+    const decide = (await postJson(d, '/decide/?v=3', flagsBody())).json as Record<string, unknown>;
+    expect(decide).toMatchObject({ errorsWhileComputingFlags: true, errorComputingFlags: true });
+    expect((await admin.patch(`/api/projects/1/cohorts/${cohortId}/`, { deleted: false })).status).toBe(200);
+    expect(((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).errorsWhileComputingFlags).toBe(false);
+  });
+
+  it('matches static cohort members uploaded as CSV', async () => {
+    const form = new FormData();
+    form.append('name', 'Early access list');
+    form.append('is_static', 'true');
+    form.append('csv', new Blob(['distinct_id\nlisted-1\nlisted-2\n']), 'members.csv');
+    const res = await fetch(`${d.baseUrl}/api/projects/1/cohorts/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${d.personalKey}` },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    const cohortId = ((await res.json()) as { id: number }).id;
+    await createFlag({
+      key: 'early-access',
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: cohortId }], rollout_percentage: 100 }] },
+    });
+    const enabled = async (distinctId: string) =>
+      ((await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: distinctId })).json as V2Body).flags['early-access']!.enabled;
+    expect([await enabled('listed-1'), await enabled('listed-2'), await enabled('not-listed')]).toEqual([true, true, false]);
+  });
+
+  it('keeps the anonymous bucket of continuity flags after identify ($anon_distinct_id)', async () => {
+    await createFlag({
+      key: 'continuous',
+      ensure_experience_continuity: true,
+      filters: {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: {
+          variants: [
+            { key: 'one', rollout_percentage: 25 },
+            { key: 'two', rollout_percentage: 25 },
+            { key: 'three', rollout_percentage: 25 },
+            { key: 'four', rollout_percentage: 25 },
+          ],
+        },
+      },
+    });
+    const variantOf = async (extra: Record<string, unknown>) =>
+      ((await postJson(d, '/flags/?v=2', { token: d.projectKey, ...extra })).json as V2Body).flags.continuous!.variant;
+    for (let i = 0; i < 8; i++) {
+      const anon = `anon-${i}`;
+      const asAnon = await variantOf({ distinct_id: anon });
+      expect(await variantOf({ distinct_id: `identified-${i}`, $anon_distinct_id: anon }), anon).toBe(asAnon);
+    }
+    // Without the anonymous id the identified user hashes on its own id: some of them differ.
+    const own = await Promise.all([...Array(8).keys()].map((i) => variantOf({ distinct_id: `identified-${i}` })));
+    const anonymous = await Promise.all([...Array(8).keys()].map((i) => variantOf({ distinct_id: `anon-${i}` })));
+    expect(own).not.toEqual(anonymous);
+  });
+
   it('serves remote config for posthog-js at /array/:token/config and config.js', async () => {
     const config = await send(d, `/array/${d.projectKey}/config`);
     expect(config.status).toBe(200);

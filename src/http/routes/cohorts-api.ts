@@ -2,14 +2,21 @@
  * Cohorts (PostHog's `/api/projects/:project_id/cohorts/`): list, create, retrieve, PATCH and soft
  * delete (PATCH `deleted: true`). Flags reference cohorts in their conditions; the flag API checks
  * those references against this store. Scopes `cohort:read` / `cohort:write`.
+ *
+ * Create and PATCH also take a `multipart/form-data` body whose `csv` file lists a static cohort's
+ * members (src/cohorts/static-cohort-csv.ts); they are added in the transaction that writes the
+ * cohort. As in PostHog, the file is read only when the cohort is (or becomes) static and the same
+ * PATCH does not delete it; otherwise it is ignored.
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../../errors.js';
+import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../../cohorts/static-cohort-csv.js';
+import { HedgerowError, isHedgerowError } from '../../errors.js';
 import { cohortIdOf } from '../../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
 import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
+import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
@@ -23,6 +30,9 @@ export interface CohortsApiDeps {
 
 const COHORTS = '/api/projects/:project_id/cohorts';
 const NAME_MAX_LENGTH = 400;
+
+/** A `csv` upload, read before the transaction; its error is thrown only if the file is used. */
+type CsvUpload = { csv: StaticCohortCsv } | { error: HedgerowError };
 
 export function addCohortsApiRoutes(router: Router, deps: CohortsApiDeps): void {
   const api = new CohortsApi(deps);
@@ -48,10 +58,15 @@ class CohortsApi {
     return json(200, limitOffsetPage(http, req.query, live, parseLimitOffset(req.query), (c) => this.render(c)));
   }
 
-  create(http: HttpRequest, params: Params): HttpResponse {
-    const req = this.request(http, params, 'cohort:write');
-    const cohort = this.deps.cohorts.create(req.project.id, req.principal.user.id, () =>
-      this.validate(req, req.body, undefined),
+  async create(http: HttpRequest, params: Params): Promise<HttpResponse> {
+    const { form, csv } = await readMultipartBody(http);
+    const req = this.request(form, params, 'cohort:write');
+    const upload = csv && readCsvUpload(csv);
+    const cohort = this.deps.cohorts.create(
+      req.project.id,
+      req.principal.user.id,
+      () => this.validate(req, req.body, undefined),
+      (created) => (created.is_static ? csvMembers(upload) : []),
     );
     return json(201, this.render(cohort));
   }
@@ -61,11 +76,17 @@ class CohortsApi {
     return json(200, this.render(this.cohortOf(req, params)));
   }
 
-  update(http: HttpRequest, params: Params): HttpResponse {
-    const req = this.request(http, params, 'cohort:write');
+  async update(http: HttpRequest, params: Params): Promise<HttpResponse> {
+    const { form, csv } = await readMultipartBody(http);
+    const req = this.request(form, params, 'cohort:write');
     const existing = this.cohortOf(req, params);
-    const cohort = this.deps.cohorts.update(req.project.id, existing.id, (current) =>
-      this.validate(req, req.body, current),
+    const upload = csv && readCsvUpload(csv);
+    let write: CohortWrite = {};
+    const cohort = this.deps.cohorts.update(
+      req.project.id,
+      existing.id,
+      (current) => (write = this.validate(req, req.body, current)),
+      (updated) => (updated.is_static && write.deleted !== true ? csvMembers(upload) : []),
     );
     return json(200, this.render(cohort));
   }
@@ -153,4 +174,31 @@ class CohortsApi {
       experiment_set: [],
     };
   }
+}
+
+/**
+ * A multipart body read: its text fields as a form post, and its `csv` file (Django's
+ * `request.FILES["csv"]`). Other bodies pass through.
+ */
+async function readMultipartBody(http: HttpRequest): Promise<{ form: HttpRequest; csv: Uint8Array | undefined }> {
+  if (!isMultipart(http)) return { form: http, csv: undefined };
+  const { fields, files } = await readMultipartForm(http);
+  return { form: withFormBody(http, fields), csv: files.get('csv')?.data };
+}
+
+/** Parses the file before the write transaction; a refusal is kept until the file is used. */
+function readCsvUpload(bytes: Uint8Array): CsvUpload {
+  try {
+    return { csv: readStaticCohortCsv(bytes) };
+  } catch (err) {
+    if (!isHedgerowError(err)) throw err;
+    return { error: err };
+  }
+}
+
+/** The members a static cohort's upload adds; a refused file fails the write. */
+function csvMembers(upload: CsvUpload | undefined): readonly string[] {
+  if (upload === undefined) return [];
+  if ('error' in upload) throw upload.error;
+  return memberDistinctIds(upload.csv);
 }
