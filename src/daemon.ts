@@ -135,7 +135,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       }
     },
   });
-  const liveFlagsPool = new FlagsPool(workerPool);
+  const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
     queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,

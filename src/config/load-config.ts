@@ -176,6 +176,7 @@ function resolveConfig(c: Config): Config {
     tasksPerWorker: c.tasksPerWorker,
     batchWindowMs: c.batchWindowMs,
     maxPropertyValues: c.maxPropertyValues,
+    flagsTimeoutMs: c.flagsTimeoutMs,
     bootstrap,
   };
 }

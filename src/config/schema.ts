@@ -35,6 +35,7 @@ export interface Config {
   readonly tasksPerWorker: number;
   readonly batchWindowMs: number;
   readonly maxPropertyValues: number;
+  readonly flagsTimeoutMs: number;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -113,6 +114,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'How long the front end gathers requests into one worker task. 0 groups the requests that arrive in the same event-loop turn (no added latency; groups grow under load). A larger window amortizes the ~40 µs pool round trip over more requests but delays every acknowledgement by up to that much.'),
   setting('maxPropertyValues', 'integer', int(1, 100000), 'an integer between 1 and 100000',
     'Most values a list-valued property filter of a feature flag may hold (PostHog\'s MAX_PROPERTY_VALUES, 1000; its own tests use 10). Larger lists cost memory and time in every evaluation of the flag.'),
+  setting('flagsTimeoutMs', 'integer', int(1, 60000), 'an integer between 1 and 60000',
+    'Longest a /flags or /decide request waits for its evaluation in the worker pool. Past it the request is answered without flags and with errorsWhileComputingFlags: true (SDKs keep their cached values), as PostHog answers a partial failure.'),
   setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
     'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
     'Project API key (phc_…) given to project 1 on first start (empty data directory), instead of a generated one. Public by design: SDKs embed it.'),

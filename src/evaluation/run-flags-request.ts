@@ -23,7 +23,11 @@ export interface FlagsHttpRequest {
   body: Uint8Array;
 }
 
-export type FlagsOutcome = { ok: true; body: string } | { ok: false; error: SerializedError };
+export type FlagsOutcome =
+  | { ok: true; body: string }
+  | { ok: false; error: SerializedError }
+  /** No answer from the worker pool in time (flags-pool.ts). */
+  | { ok: 'timeout' };
 
 export interface FlagsRequestDeps extends SubjectSources {
   auth: AuthStore;

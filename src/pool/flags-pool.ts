@@ -2,7 +2,8 @@
  * Flag evaluation's side of the worker pool: `/flags` and `/decide` requests that arrive in the
  * same event-loop turn go to a worker as one task (one Piscina round trip for many requests),
  * at most `MAX_REQUESTS_PER_TASK` each; while every slot is busy they wait and the next group
- * is larger.
+ * is larger. A request not answered within `timeoutMs` (queued or in a worker) resolves as a
+ * timeout, which the route answers as a partial failure rather than keeping the client waiting.
  */
 import { HedgerowError, serializeError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
@@ -17,19 +18,32 @@ interface Pending {
   resolve: (o: FlagsOutcome) => void;
 }
 
+const TIMED_OUT: FlagsOutcome = { ok: 'timeout' };
+
 export class FlagsPool {
   private pending: Pending[] = [];
   private scheduled = false;
   private inFlightTasks = 0;
 
-  constructor(private readonly pool: WorkerPool) {}
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly timeoutMs: number,
+  ) {}
 
   get queueDepth(): number {
     return this.pending.length;
   }
 
   submit(req: FlagsHttpRequest): Promise<FlagsOutcome> {
-    return new Promise((resolve) => {
+    return new Promise((settle) => {
+      let done = false;
+      const timer = setTimeout(() => resolve(TIMED_OUT), this.timeoutMs);
+      const resolve = (o: FlagsOutcome) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        settle(o);
+      };
       this.pending.push({ req, resolve });
       if (this.scheduled) return;
       this.scheduled = true;

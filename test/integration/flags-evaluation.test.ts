@@ -281,3 +281,19 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect((await send(d, '/array/phc_unknown/config')).status).toBe(404);
   });
 });
+
+describe('/flags when evaluation does not finish in time', () => {
+  // A 1 ms budget and a body that takes far longer to decompress and parse in the worker.
+  const d = useDaemon({ backend: 'uws', env: { HEDGEROW_FLAGS_TIMEOUT_MS: '1' } });
+
+  it('answers 200 without flags and with the error flag, in the requested shape', async () => {
+    const big = { token: d.projectKey, distinct_id: 'slow', person_properties: Object.fromEntries([...Array(200_000).keys()].map((i) => [`p${i}`, `value-${i}`])) };
+    const body = gzip(JSON.stringify(big));
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const v2 = await send(d, '/flags/?v=2', { body, headers });
+    expect(v2.status).toBe(200);
+    expect(v2.json).toMatchObject({ flags: {}, errorsWhileComputingFlags: true });
+    const v3 = await send(d, '/decide/?v=3', { body, headers });
+    expect(v3.json).toMatchObject({ featureFlags: {}, errorsWhileComputingFlags: true, errorComputingFlags: true });
+  });
+});

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
       HEDGEROW_TASKS_PER_WORKER: '64',
       HEDGEROW_BATCH_WINDOW_MS: '0.5',
       HEDGEROW_MAX_PROPERTY_VALUES: '10',
+      HEDGEROW_FLAGS_TIMEOUT_MS: '250',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -84,6 +85,7 @@ describe('loadConfig', () => {
       tasksPerWorker: 64,
       batchWindowMs: 0.5,
       maxPropertyValues: 10,
+      flagsTimeoutMs: 250,
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -106,7 +108,7 @@ describe('loadConfig', () => {
         defaultsPath: defaultsFile({
           host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
           maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, batchWindowMs: 1,
-          maxPropertyValues: 1000, prot: 1,
+          maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
         }),
       }),
     );

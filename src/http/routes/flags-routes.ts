@@ -2,6 +2,7 @@
  * `/flags` and `/decide` (spec flags.md §6): POST is evaluated in the worker pool; GET answers
  * the minimal flag-less response the Rust service gives, HEAD an empty 200, OPTIONS 204 with
  * `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
+ * A POST whose evaluation does not finish in time gets a flag-less 200 with the error flag.
  */
 import { deserializeError, HedgerowError } from '../../errors.js';
 import type { FlagsHttpRequest } from '../../evaluation/run-flags-request.js';
@@ -22,6 +23,7 @@ export interface FlagsRoutesDeps {
 
 const ALLOW = 'GET, POST, OPTIONS, HEAD';
 const EMPTY_ENCODER = new FlagsResponseEncoder(() => undefined);
+const FLAGLESS_CONFIG = remoteConfigFields({ apiToken: '', hasFeatureFlags: true });
 
 export function addFlagsRoutes(router: Router, deps: FlagsRoutesDeps): void {
   router.add('*', '/flags', 'flags', (req) => handleFlags(req, 'flags', deps));
@@ -34,7 +36,7 @@ async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps:
     case 'POST':
       break;
     case 'GET':
-      return minimalResponse(req, endpoint, cors);
+      return flaglessResponse(req, endpoint, cors, false);
     case 'HEAD':
       return { status: 200, headers: { 'content-type': 'application/json', ...cors } };
     case 'OPTIONS':
@@ -48,20 +50,30 @@ async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps:
   const pool = deps.pool();
   if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
   const outcome = await pool.submit(toFlagsRequest(req, endpoint));
+  if (outcome.ok === 'timeout') return flaglessResponse(req, endpoint, cors, true);
   if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body: outcome.body };
 }
 
-/** GET: no flags, the config fields, in the shape the version asks for (Rust `get_minimal_flags_response`). */
-function minimalResponse(req: HttpRequest, endpoint: 'flags' | 'decide', cors: Record<string, string>): HttpResponse {
+/**
+ * No flags, in the shape the version asks for: the answer to GET (Rust
+ * `get_minimal_flags_response`), and to a POST whose evaluation timed out (`errors`: SDKs keep
+ * the values they have). Config fields say flags exist, so clients do not turn flags off.
+ */
+function flaglessResponse(
+  req: HttpRequest,
+  endpoint: 'flags' | 'decide',
+  cors: Record<string, string>,
+  errors: boolean,
+): HttpResponse {
   const query = parseFlagsQuery(req.query, endpoint);
   const body = EMPTY_ENCODER.encode({
     format: query.format,
     results: new Map(),
-    errorsWhileComputingFlags: false,
+    errorsWhileComputingFlags: errors,
     requestId: randomUUID(),
     evaluatedAt: Date.now(),
-    config: remoteConfigFields({ apiToken: '', hasFeatureFlags: false }),
+    ...(errors && !query.config ? {} : { config: FLAGLESS_CONFIG }),
   });
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body };
 }
