@@ -29,6 +29,9 @@ import { addFlagsRoutes } from './http/routes/flags-routes.js';
 import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { GroupReader } from './store/group-store.js';
+import { PersonProcessorThread } from './processing/person-processor-thread.js';
+import { addProcessingRoutes } from './http/routes/processing-routes.js';
+import type { EventKey } from './store/open-store.js';
 import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { EventReader, EventWriter } from './store/event-log.js';
@@ -68,6 +71,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
+  let processor: PersonProcessorThread | undefined;
+  let acceptedSinceStart = 0;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
 
@@ -75,6 +80,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addHealthRoutes(router, { readiness: () => readiness, metrics });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool });
+  addProcessingRoutes(router, {
+    processor: () => processor,
+    lastEventKey: () => {
+      for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
+      return undefined;
+    },
+  });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
@@ -127,9 +139,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     maxDecompressedBytes,
     batchWindowMs: config.batchWindowMs,
     auth,
-    commit: (block) => writer.append(block),
+    commit: async (block) => {
+      const committed = await writer.append(block);
+      processor?.notify();
+      return committed;
+    },
     onStats: (s) => {
       metrics.recordIngest(s);
+      acceptedSinceStart += s.accepted;
       if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
         log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
       }
@@ -140,7 +157,22 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
   }));
+  const liveProcessor = await PersonProcessorThread.start(
+    { dataDir: config.dataDir, sync: config.sync },
+    {
+      onBatch: (r) => {
+        for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
+        for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
+        for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
+      },
+      onCrash: (error) => log.error({ error }, 'person processor crashed'),
+    },
+  );
+  metrics.setPersonBacklogProbe(() =>
+    Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed),
+  );
   await workerPool.ready();
+  processor = liveProcessor;
   pool = livePool;
   flagsPool = liveFlagsPool;
   readiness = 'ready';
@@ -158,6 +190,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     flagsPool = undefined;
     livePool.close();
     await workerPool.close();
+    processor = undefined;
+    await liveProcessor.stop();
     backend.close();
     await closeStore(dbs);
     log.info({ ms: Date.now() - started }, 'stopped');

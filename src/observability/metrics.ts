@@ -40,6 +40,10 @@ export interface Metrics {
   recordIngest(stats: IngestStats): void;
   /** Install the function the pool gauges read at each scrape. */
   setPoolProbe(probe: () => PoolSample): void;
+  readonly personEventsProcessed: Counter<'outcome'>;
+  readonly personProcessingLag: Histogram;
+  /** Install the function the processor's events-behind gauge reads at each scrape. */
+  setPersonBacklogProbe(probe: () => number): void;
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -48,6 +52,7 @@ export function createMetrics(): Metrics {
   const registers = [registry];
   collectDefaultMetrics({ register: registry, prefix: 'hedgerow_' });
   let probe: (() => PoolSample) | undefined;
+  let backlogProbe: (() => number) | undefined;
 
   const httpRequests = new Counter({
     name: 'hedgerow_http_requests_total',
@@ -102,8 +107,34 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const personEventsProcessed = new Counter({
+    name: 'hedgerow_person_events_processed_total',
+    help: 'Events the person processor applied, by outcome (PostHog ingestion warnings by name)',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const personProcessingLag = new Histogram({
+    name: 'hedgerow_person_processing_lag_seconds',
+    help: 'Time from an event block commit to the commit of the person changes it caused',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  });
+  new Gauge({
+    name: 'hedgerow_person_processor_events_behind',
+    help: 'Committed events the person processor has not applied yet',
+    registers,
+    collect() {
+      if (backlogProbe) this.set(backlogProbe());
+    },
+  });
+
   return {
     registry,
+    personEventsProcessed,
+    personProcessingLag,
+    setPersonBacklogProbe(p) {
+      backlogProbe = p;
+    },
     httpRequests,
     eventsAccepted,
     eventsDropped,

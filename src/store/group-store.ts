@@ -31,4 +31,20 @@ export class GroupReader {
   get(projectId: number, typeIndex: number, key: string): GroupRecord | undefined {
     return this.dbs.groups.get([projectId, typeIndex, key]) as GroupRecord | undefined;
   }
+
+  /** The project's group types, by index. */
+  types(projectId: number): Array<{ name: string; index: number }> {
+    return Object.entries(this.typeMapping(projectId))
+      .map(([index, name]) => ({ name, index: Number(index) }))
+      .sort((a, b) => a.index - b.index);
+  }
+
+  /** The groups of one type, in key order (the groups API filters and orders them). */
+  list(projectId: number, typeIndex: number): GroupRecord[] {
+    const out: GroupRecord[] = [];
+    for (const { value } of this.dbs.groups.getRange({ start: [projectId, typeIndex, ''], end: [projectId, typeIndex + 1, ''] })) {
+      out.push(value as GroupRecord);
+    }
+    return out;
+  }
 }

@@ -31,6 +31,8 @@ export interface StoreDatabases {
   readonly persons: Database<unknown, StoreKey>;
   /** `[project, distinct id]` → person id. */
   readonly distinctIds: Database<unknown, StoreKey>;
+  /** `[project, person id, distinct id]` → null: the reverse of `distinctIds`, kept in the same transactions. */
+  readonly personDistinctIds: Database<unknown, StoreKey>;
   /** `[project, group type index, group key]` → GroupRecord. */
   readonly groups: Database<unknown, StoreKey>;
   /** `[project, group type name]` → group type index (0–4). */
@@ -86,6 +88,10 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     dashboards: root.openDB<unknown, StoreKey>('dashboards', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     persons: root.openDB<unknown, StoreKey>('persons', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     distinctIds: root.openDB<unknown, StoreKey>('distinct_ids', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
+    personDistinctIds: root.openDB<unknown, StoreKey>('person_distinct_ids', {
+      encoding: 'msgpack',
+      keyEncoding: 'ordered-binary',
+    }),
     groups: root.openDB<unknown, StoreKey>('groups', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     groupTypes: root.openDB<unknown, StoreKey>('group_types', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
     hashKeyOverrides: root.openDB<unknown, StoreKey>('hash_key_overrides', {

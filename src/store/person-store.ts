@@ -1,7 +1,8 @@
 /**
  * Persons and their distinct ids (`persons`: `[project, person id]` → record; `distinct_ids`:
- * `[project, distinct id]` → person id). The person processor writes them; flag evaluation and
- * the persons API read them.
+ * `[project, distinct id]` → person id, and its reverse `person_distinct_ids`:
+ * `[project, person id, distinct id]` → null). The person processor writes them, all three in
+ * the same transactions; flag evaluation and the persons API read them.
  */
 import type { StoreDatabases } from './open-store.js';
 
@@ -26,8 +27,35 @@ export class PersonReader {
     return this.dbs.persons.get([projectId, personId]) as PersonRecord | undefined;
   }
 
+  /** The person's distinct ids, in key order. */
+  distinctIdsOf(projectId: number, personId: number): string[] {
+    const out: string[] = [];
+    for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, personId, ''], end: [projectId, personId + 1, ''] })) {
+      out.push((key as [number, number, string])[2]);
+    }
+    return out;
+  }
+
   byDistinctId(projectId: number, distinctId: string): PersonRecord | undefined {
     const id = this.personIdOf(projectId, distinctId);
     return id === undefined ? undefined : this.get(projectId, id);
+  }
+
+  /** Every person of the project, in person id order (the persons API filters and orders them). */
+  list(projectId: number): PersonRecord[] {
+    const out: PersonRecord[] = [];
+    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
+      out.push(value as PersonRecord);
+    }
+    return out;
+  }
+
+  /** The person with this UUID (lower-case canonical form). A scan: there is no UUID index. */
+  byUuid(projectId: number, uuid: string): PersonRecord | undefined {
+    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
+      const person = value as PersonRecord;
+      if (person.uuid.toLowerCase() === uuid) return person;
+    }
+    return undefined;
   }
 }

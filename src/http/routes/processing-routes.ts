@@ -1,0 +1,30 @@
+/**
+ * `GET /_persons/caught_up?timeout_ms=N`: waits until the person processor has applied every
+ * event committed before the call (at most N ms, default 10 000), so tests and scripts can read
+ * persons right after capturing events without sleeping. 200 `{caught_up: true}`, or 503
+ * `{caught_up: false}` when the wait timed out.
+ */
+import type { PersonProcessorThread } from '../../processing/person-processor-thread.js';
+import type { EventKey } from '../../store/open-store.js';
+import { json } from '../respond.js';
+import type { Router } from '../router.js';
+
+export interface ProcessingRoutesDeps {
+  processor: () => PersonProcessorThread | undefined;
+  /** Key of the newest committed event block. */
+  lastEventKey: () => EventKey | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 60_000;
+
+export function addProcessingRoutes(router: Router, deps: ProcessingRoutesDeps): void {
+  router.add(['GET'], '/_persons/caught_up', 'persons:caught_up', async (req) => {
+    const processor = deps.processor();
+    if (!processor) return json(503, { caught_up: false });
+    const asked = Number(new URLSearchParams(req.query).get('timeout_ms') ?? DEFAULT_TIMEOUT_MS);
+    const timeoutMs = Number.isFinite(asked) && asked >= 0 ? Math.min(asked, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+    const caughtUp = await processor.caughtUp(deps.lastEventKey(), timeoutMs);
+    return json(caughtUp ? 200 : 503, { caught_up: caughtUp });
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Groups named by events (spec ingestion.md §7.4): `$groupidentify` upserts one group, and any
+ * event's `$groups` gains `$group_<index>` properties.
+ *
+ * Sources read (PostHog/posthog):
+ * - `nodejs/src/worker/ingestion/event-pipeline/groups.ts` (newest index copy):
+ *   `extractGroupIdentify` (falsy `$group_type`/`$group_key` skipped, key `toString()` then
+ *   `sanitizeString`), `enrichPropertiesWithGroupTypes`, `addGroupProperties` (`$groups` must be
+ *   a non-array object);
+ * - the process-groups step (`createProcessGroupsStep`): both happen only for events that process
+ *   persons; the group's properties come from `$group_set || {}`, and a non-object `$group_set`
+ *   upserts nothing (`invalid_group_set`);
+ * - `nodejs/src/ingestion/event-preprocessing/validate-event-properties.ts`: a `$group_key` longer
+ *   than 400 characters drops the event (`group_key_too_long`);
+ * - `nodejs/src/ingestion/common/groups/group-update.ts` `calculateUpdate`: set semantics with
+ *   deep equality;
+ * - `nodejs/src/utils/db/utils.ts` `sanitizeString`: NUL → U+FFFD.
+ *
+ * Chosen where PostHog's copies disagree: a numeric or boolean `$group_type`/`$group_key` is
+ * stringified (what released PostHog does through `toString()`; its newest copy rejects every
+ * non-string with `invalid_group_key`/`invalid_group_type`), while an object or array is rejected
+ * (older copies would have keyed the group `'[object Object]'`).
+ */
+import { jsonEqual } from '../flags/json-equal.js';
+import type { StoredEvent } from '../ingest/types.js';
+
+/** PostHog's groups table keys are varchar(400); longer `$group_key`s drop the event. */
+export const MAX_GROUP_KEY_CHARS = 400;
+
+export interface GroupIdentify {
+  groupType: string;
+  groupKey: string;
+  set: Record<string, unknown>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function has(obj: Readonly<Record<string, unknown>>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+function put(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+/** Strings as they are, numbers and booleans as text, anything else undefined. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** PostHog's `sanitizeString`: NUL cannot be stored in Postgres text. */
+function sanitize(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
+}
+
+/**
+ * `$groupidentify` with a truthy `$group_type` and `$group_key` (numbers stringified, NUL
+ * replaced in both) and an object or absent `$group_set`; undefined otherwise, and for a key over 400
+ * characters or an event sent with `$process_person_profile: false` (PostHog drops both).
+ */
+export function parseGroupIdentify(e: Pick<StoredEvent, 'event' | 'properties'>): GroupIdentify | undefined {
+  if (e.event !== '$groupidentify') return undefined;
+  const props = e.properties;
+  if (props.$process_person_profile === false) return undefined;
+  if (!props.$group_type || !props.$group_key) return undefined;
+  const groupType = scalarText(props.$group_type);
+  const groupKey = scalarText(props.$group_key);
+  if (groupType === undefined || groupKey === undefined || groupKey.length > MAX_GROUP_KEY_CHARS) return undefined;
+  const groupSet = props.$group_set;
+  if (groupSet !== undefined && groupSet !== null && !isPlainObject(groupSet)) return undefined;
+  const set: Record<string, unknown> = {};
+  if (isPlainObject(groupSet)) for (const [k, v] of Object.entries(groupSet)) put(set, k, v);
+  return { groupType: sanitize(groupType), groupKey: sanitize(groupKey), set };
+}
+
+/** The group type names of `properties.$groups` (object only), in order: the types to register. */
+export function groupTypesOf(groups: unknown): string[] {
+  return isPlainObject(groups) ? Object.keys(groups) : [];
+}
+
+/**
+ * `properties.$groups` (object only; arrays and null ignored) → `$group_<index>` properties for
+ * the types in the mapping; types without an index (over the limit) are skipped. PostHog copies
+ * the raw value; here a number or boolean key is written as text and any other non-string value
+ * (null, object) is skipped, since a group key is text everywhere it is read.
+ */
+export function groupIndexProperties(groups: unknown, mapping: ReadonlyMap<string, number>): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isPlainObject(groups)) return out;
+  for (const [type, key] of Object.entries(groups)) {
+    const index = mapping.get(type);
+    const text = scalarText(key);
+    if (index === undefined || text === undefined) continue;
+    out[`$group_${index}`] = text;
+  }
+  return out;
+}
+
+/**
+ * Group properties after a `$groupidentify`: each `$group_set` key is written when absent or
+ * structurally different; nothing is ever removed. Returns a new object and whether it changed.
+ */
+export function applyGroupSet(
+  current: Readonly<Record<string, unknown>>,
+  set: Readonly<Record<string, unknown>>,
+): { properties: Record<string, unknown>; changed: boolean } {
+  const properties: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(current)) put(properties, k, v);
+  let changed = false;
+  for (const [key, value] of Object.entries(set)) {
+    if (has(properties, key) && jsonEqual(properties[key], value)) continue;
+    put(properties, key, value);
+    changed = true;
+  }
+  return { properties, changed };
+}

@@ -1,0 +1,244 @@
+/**
+ * Person property changes an event carries, and applying them (spec ingestion.md §7.2).
+ *
+ * Sources read (PostHog/posthog):
+ * - `nodejs/src/worker/ingestion/persons/person-update.ts` @1843a160: `computeEventPropertyUpdates`,
+ *   `applyEventPropertyUpdates`, `NO_PERSON_UPDATE_EVENTS`, the `survey shown` mapping;
+ * - `nodejs/src/common/utils/db/utils.ts` (newest index copy): `personInitialAndUTMProperties`;
+ * - `nodejs/src/common/persons/person-property-utils.ts` @07eec2a4: the lists of properties lifted
+ *   from events onto persons;
+ * - `nodejs/src/utils/event.ts` @28ddb4cc: `normalizeEvent` (lifting skipped for `$snapshot` and
+ *   `$performance_event`) and `normalizeProcessPerson` (`$set`/`$set_once`/`$unset` stripped from
+ *   `$groupidentify` and from events with `$process_person_profile: false`);
+ * - `nodejs/src/worker/ingestion/event-pipeline/normalizeEventStep.ts`: a non-object `$set` or
+ *   `$set_once` counts as empty;
+ * - `nodejs/src/worker/ingestion/persons/person-create-service.ts` @039125e1: a new person's
+ *   properties.
+ *
+ * Capture already merged top-level `$set`/`$set_once` into the properties, the top level winning
+ * (`StoredEvent.properties`, spec §5.5), so this module reads only `properties.$set`.
+ *
+ * Where this differs from PostHog on purpose:
+ * - `$set` compares values structurally (PostHog's person path uses `!==`, so an object value is
+ *   rewritten by every event that sends it; the resulting properties are the same, only `changed`
+ *   differs — PostHog's own group path moved to deep equality for that reason).
+ * - Presence is an own-property test: PostHog's `typeof props[key] === 'undefined'` finds
+ *   inherited names such as `toString` on a plain object and so never sets them once.
+ * - `$unset` given as a string unsets nothing (PostHog's `Object.keys('email')` unsets keys
+ *   `'0'`…`'4'`), and an array `$set`/`$set_once` counts as empty (PostHog spreads it into keys
+ *   `'0'`, `'1'`, …).
+ */
+import { jsonEqual } from '../flags/json-equal.js';
+
+export interface PropertyUpdates {
+  set: Record<string, unknown>;
+  setOnce: Record<string, unknown>;
+  unset: string[];
+}
+
+/** Events processed in separate PostHog pipelines, which never change person properties. */
+export const EVENTS_WITHOUT_PERSON_UPDATES: ReadonlySet<string> = new Set(['$exception', '$$heatmap']);
+
+/** `survey shown` also sets this person property to the event's timestamp. */
+export const SURVEY_SHOWN_EVENT = 'survey shown';
+export const SURVEY_LAST_SEEN_DATE = '$survey_last_seen_date';
+
+/** Set by PostHog on every person it creates: the uuid of the event that created it. */
+export const CREATOR_EVENT_UUID = '$creator_event_uuid';
+
+/** Device and page properties lifted from an event onto its person (`EVENT_TO_PERSON_PROPERTIES`). */
+const EVENT_TO_PERSON_PROPERTIES = [
+  '$app_build',
+  '$app_name',
+  '$app_namespace',
+  '$app_version',
+  '$browser',
+  '$browser_version',
+  '$device_type',
+  '$current_url',
+  '$pathname',
+  '$os',
+  '$os_name', // an alias of $os, see liftEventProperties
+  '$os_version',
+  '$referring_domain',
+  '$referrer',
+  '$screen_height',
+  '$screen_width',
+  '$viewport_height',
+  '$viewport_width',
+  '$raw_user_agent',
+];
+
+/** Campaign parameters lifted the same way (`CAMPAIGN_PROPERTIES`). */
+const CAMPAIGN_PROPERTIES = [
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'utm_content',
+  'utm_name',
+  'utm_term',
+  'gclid',
+  'gad_source',
+  'gclsrc',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'fbclid',
+  'msclkid',
+  'twclid',
+  'li_fat_id',
+  'mc_cid',
+  'igshid',
+  'ttclid',
+  'rdt_cid',
+  'irclid',
+  '_kx',
+  'epik',
+  'qclid',
+  'sccid',
+];
+
+/** Every event property PostHog copies to `$set` (latest value) and `$set_once` (`$initial_*`). */
+export const PERSON_PROPERTIES_FROM_EVENT: readonly string[] = [...EVENT_TO_PERSON_PROPERTIES, ...CAMPAIGN_PROPERTIES];
+
+/** Events whose properties are never lifted onto persons (`normalizeEvent`). */
+const EVENTS_WITHOUT_LIFTING: ReadonlySet<string> = new Set(['$snapshot', '$performance_event']);
+
+/** `$browser` → `$initial_browser`, `utm_source` → `$initial_utm_source`. */
+export function initialPropertyName(key: string): string {
+  return `$initial_${key.replace('$', '')}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function has(obj: Readonly<Record<string, unknown>>, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(obj, key);
+}
+
+/** `obj[key] = value` that also works for a key named `__proto__` (plain JSON keys can be). */
+function put(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+  else obj[key] = value;
+}
+
+function copyObject(value: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) put(out, k, v);
+  return out;
+}
+
+/** `$unset` as an array of keys (non-strings skipped) or an object whose keys are used. */
+function unsetKeys(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((k): k is string => typeof k === 'string');
+  if (isPlainObject(value)) return Object.keys(value);
+  return [];
+}
+
+function empty(): PropertyUpdates {
+  return { set: {}, setOnce: {}, unset: [] };
+}
+
+/**
+ * PostHog's `personInitialAndUTMProperties`: each listed property the event carries goes to `set`
+ * unless the event's own `$set` names it, and, when not null, to `setOnce` as `$initial_<name>`
+ * unless `$set_once` names that. Server SDKs (`$is_server: true`) describe their host, so their
+ * `$os`/`$os_version` are not lifted. `$os_name` stands in for a missing `$os` (PostHog's
+ * `normalizeOsAlias` fills the event's `$os` from it before lifting), feeds `$initial_os` when
+ * `$os` is null, and is itself removed from both sides.
+ */
+function liftEventProperties(
+  properties: Readonly<Record<string, unknown>>,
+  set: Record<string, unknown>,
+  setOnce: Record<string, unknown>,
+): void {
+  const fromServer = properties.$is_server === true;
+  const source: Readonly<Record<string, unknown>> =
+    !has(properties, '$os') && has(properties, '$os_name') ? { ...properties, $os: properties.$os_name } : properties;
+  let lifted = false;
+  for (const key of PERSON_PROPERTIES_FROM_EVENT) {
+    if (!has(source, key)) continue;
+    if (fromServer && (key === '$os' || key === '$os_version')) continue;
+    lifted = true;
+    const value = source[key];
+    if (!has(set, key)) put(set, key, value);
+    const initial = initialPropertyName(key);
+    // A null never becomes a first-touch value: browsers send absent campaign params as null.
+    if (value !== null && value !== undefined && !has(setOnce, initial)) put(setOnce, initial, value);
+  }
+  if (!lifted) return;
+  const osName = properties.$os_name;
+  if (osName !== undefined && !fromServer) {
+    if (osName !== null && !has(setOnce, '$initial_os')) put(setOnce, '$initial_os', osName);
+    delete set.$os_name;
+    delete setOnce.$initial_os_name;
+  }
+}
+
+/**
+ * The person property changes one event carries: its `$set` (plus the lifted device/campaign
+ * properties, plus `$survey_last_seen_date` for `survey shown`), its `$set_once` (plus the lifted
+ * `$initial_*`), and its `$unset`. Nothing for `$exception`/`$$heatmap`, for `$groupidentify`
+ * (its person keys are stripped) and for `$process_person_profile: false`.
+ *
+ * `timestamp` is the event's normalized time; PostHog writes the raw client `timestamp` string
+ * into `$survey_last_seen_date`, which for current SDKs is the same instant.
+ */
+export function eventPropertyUpdates(
+  eventName: string,
+  properties: Readonly<Record<string, unknown>>,
+  timestamp: string,
+): PropertyUpdates {
+  if (EVENTS_WITHOUT_PERSON_UPDATES.has(eventName)) return empty();
+  if (eventName === '$groupidentify' || properties.$process_person_profile === false) return empty();
+  const set = copyObject(properties.$set);
+  const setOnce = copyObject(properties.$set_once);
+  if (!EVENTS_WITHOUT_LIFTING.has(eventName)) liftEventProperties(properties, set, setOnce);
+  const unset = unsetKeys(properties.$unset);
+  if (eventName === SURVEY_SHOWN_EVENT && !has(set, SURVEY_LAST_SEEN_DATE)) {
+    return { set: { [SURVEY_LAST_SEEN_DATE]: timestamp, ...set }, setOnce, unset };
+  }
+  return { set, setOnce, unset };
+}
+
+/**
+ * Applies updates to a person's properties, as `computeEventPropertyUpdates` followed by
+ * `applyEventPropertyUpdates`: `setOnce` keys the person lacks (a key holding null is present),
+ * then `set` keys whose value differs, then `unset` keys the person had before this event (a key
+ * both set and unset by one event on a person lacking it stays set). Never mutates `current`.
+ */
+export function applyPropertyUpdates(
+  current: Readonly<Record<string, unknown>>,
+  updates: PropertyUpdates,
+): { properties: Record<string, unknown>; changed: boolean } {
+  const properties = copyObject(current);
+  let changed = false;
+  for (const [key, value] of Object.entries(updates.setOnce)) {
+    if (has(current, key) && current[key] !== undefined) continue;
+    put(properties, key, value);
+    changed = true;
+  }
+  for (const [key, value] of Object.entries(updates.set)) {
+    if (jsonEqual(has(properties, key) ? properties[key] : undefined, value)) continue;
+    put(properties, key, value);
+    changed = true;
+  }
+  for (const key of updates.unset) {
+    if (!has(current, key)) continue;
+    delete properties[key];
+    changed = true;
+  }
+  return { properties, changed };
+}
+
+/**
+ * A new person's properties, as PostHog's `createPerson` builds them: `setOnce`, then `set` over
+ * it, then `$creator_event_uuid`. `unset` plays no part in a creation.
+ */
+export function newPersonProperties(updates: PropertyUpdates, creatorEventUuid: string): Record<string, unknown> {
+  const properties = copyObject(updates.setOnce);
+  for (const [key, value] of Object.entries(updates.set)) put(properties, key, value);
+  put(properties, CREATOR_EVENT_UUID, creatorEventUuid);
+  return properties;
+}

@@ -1,0 +1,117 @@
+/**
+ * The daemon's handle on the person processor thread: starts it, wakes it after each event-log
+ * commit, follows its progress (for the lag metrics and for `caughtUp`, which lets a caller wait
+ * until every event committed so far has been applied), and stops it.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EventKey } from '../store/open-store.js';
+import type { BatchReport } from './person-processor.js';
+import { compareEventKeys } from './person-processor.js';
+import type { ProcessorMessage, ProcessorSetup } from './processor-messages.js';
+
+export interface ProcessorEvents {
+  onBatch(report: BatchReport): void;
+  onCrash(error: string): void;
+}
+
+interface Waiter {
+  target: EventKey;
+  resolve: (caughtUp: boolean) => void;
+}
+
+export class PersonProcessorThread {
+  private cursor: EventKey | null;
+  private waiters: Waiter[] = [];
+  private tickQueued = false;
+  private stopped: Promise<void> | undefined;
+  /** Events processed since start, and the backlog found at start (for the lag gauge). */
+  processed = 0;
+  readonly backlogAtStart: number;
+
+  private constructor(
+    private readonly worker: Worker,
+    ready: Extract<ProcessorMessage, { type: 'ready' }>,
+    private readonly events: ProcessorEvents,
+  ) {
+    this.cursor = ready.cursor;
+    this.backlogAtStart = ready.backlog;
+    worker.on('message', (m: ProcessorMessage) => this.onMessage(m));
+  }
+
+  static start(setup: ProcessorSetup, events: ProcessorEvents): Promise<PersonProcessorThread> {
+    const worker = new Worker(fileURLToPath(new URL('../../workers/person-worker.js', import.meta.url)), {
+      workerData: setup,
+    });
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      worker.once('error', onError);
+      worker.once('message', (m: ProcessorMessage) => {
+        worker.off('error', onError);
+        if (m.type !== 'ready') {
+          reject(new Error(`person processor did not start: ${JSON.stringify(m)}`));
+          return;
+        }
+        const thread = new PersonProcessorThread(worker, m, events);
+        worker.on('error', (err) => events.onCrash(err.stack ?? err.message));
+        resolve(thread);
+      });
+    });
+  }
+
+  /** Wakes the processor (coalesced: one message per event-loop turn). */
+  notify(): void {
+    if (this.tickQueued || this.stopped) return;
+    this.tickQueued = true;
+    setImmediate(() => {
+      this.tickQueued = false;
+      if (!this.stopped) this.worker.postMessage({ type: 'tick' });
+    });
+  }
+
+  /** Resolves true once the processor has applied every block up to `target`, false after `timeoutMs`. */
+  caughtUp(target: EventKey | undefined, timeoutMs: number): Promise<boolean> {
+    if (target === undefined || this.reached(target)) return Promise.resolve(true);
+    this.notify();
+    return new Promise((resolve) => {
+      const waiter: Waiter = { target, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs);
+    });
+  }
+
+  get position(): EventKey | null {
+    return this.cursor;
+  }
+
+  stop(): Promise<void> {
+    this.stopped ??= new Promise<void>((resolve) => {
+      this.worker.once('exit', () => resolve());
+      this.worker.on('message', (m: ProcessorMessage) => {
+        if (m.type === 'stopped') void this.worker.terminate();
+      });
+      this.worker.postMessage({ type: 'stop' });
+    });
+    return this.stopped;
+  }
+
+  private reached(target: EventKey): boolean {
+    return this.cursor !== null && compareEventKeys(this.cursor, target) >= 0;
+  }
+
+  private onMessage(m: ProcessorMessage): void {
+    if (m.type === 'batch') {
+      this.cursor = m.report.cursor;
+      this.processed += m.report.events;
+      this.events.onBatch(m.report);
+      const done = this.waiters.filter((w) => this.reached(w.target));
+      this.waiters = this.waiters.filter((w) => !this.reached(w.target));
+      for (const w of done) w.resolve(true);
+    } else if (m.type === 'crashed') {
+      this.events.onCrash(m.error);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The person processor: the single writer of persons and groups. It tails the event log from a
+ * cursor (the key of the last block it applied) and applies each batch of blocks in ONE write
+ * transaction that also stores the new cursor, so after a crash it resumes exactly where the
+ * last commit left it: nothing applied twice, nothing skipped. Runs in its own thread
+ * (workers/person-worker.ts), woken by the daemon after each event-log commit.
+ */
+import type { StoredEvent } from '../ingest/types.js';
+import { decodeBlock } from '../store/event-log.js';
+import type { EventKey, StoreDatabases } from '../store/open-store.js';
+import { PersonBatch } from '../store/person-writer.js';
+import { applyEvent, type ApplyOutcome } from './apply-event.js';
+
+export const CURSOR_KEY = 'person_processor_cursor';
+
+/** Blocks are applied whole; a batch stops growing past this many events (~50 ms of work). */
+const MAX_EVENTS_PER_BATCH = 5000;
+
+export interface BatchReport {
+  /** The cursor after the batch. */
+  cursor: EventKey;
+  events: number;
+  /** Seconds from each applied block's commit (its key's ingest time) to the batch's commit. */
+  lagSeconds: number[];
+  outcomes: Partial<Record<ApplyOutcome | 'failed', number>>;
+  /** Events whose processing threw (a bug): skipped, with the error. */
+  failures: { uuid: string; error: string }[];
+}
+
+export class PersonProcessor {
+  private cursor: EventKey | undefined;
+
+  constructor(private readonly dbs: StoreDatabases) {
+    this.cursor = dbs.meta.get(CURSOR_KEY) as EventKey | undefined;
+  }
+
+  get position(): EventKey | undefined {
+    return this.cursor;
+  }
+
+  /** Events committed after the cursor (counted once, at start, for the lag gauge). */
+  backlog(): number {
+    let n = 0;
+    for (const { value } of this.blocksAfter(this.cursor)) n += decodeBlock(value).length;
+    return n;
+  }
+
+  /** Applies the next batch; undefined when the log has nothing new. */
+  step(): BatchReport | undefined {
+    const blocks: { key: EventKey; events: StoredEvent[] }[] = [];
+    let count = 0;
+    for (const { key, value } of this.blocksAfter(this.cursor)) {
+      const events = decodeBlock(value);
+      blocks.push({ key, events });
+      count += events.length;
+      if (count >= MAX_EVENTS_PER_BATCH) break;
+    }
+    if (blocks.length === 0) return undefined;
+    const last = (blocks[blocks.length - 1] as { key: EventKey }).key;
+    const outcomes: Partial<Record<ApplyOutcome | 'failed', number>> = {};
+    const failures: { uuid: string; error: string }[] = [];
+    this.dbs.root.transactionSync(() => {
+      const batch = new PersonBatch(this.dbs);
+      for (const block of blocks) {
+        for (const e of block.events) {
+          let outcome: ApplyOutcome | 'failed';
+          try {
+            outcome = applyEvent(batch, e);
+          } catch (err) {
+            // A bug must not stop the processor behind one event for ever: count it and go on.
+            outcome = 'failed';
+            failures.push({ uuid: e.uuid, error: err instanceof Error ? err.message : String(err) });
+          }
+          outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        }
+      }
+      batch.flush();
+      this.dbs.meta.putSync(CURSOR_KEY, last);
+    });
+    this.cursor = last;
+    const nowMicros = Date.now() * 1000;
+    return {
+      cursor: last,
+      events: count,
+      lagSeconds: blocks.map((b) => Math.max(0, nowMicros - b.key[0]) / 1e6),
+      outcomes,
+      failures,
+    };
+  }
+
+  private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Buffer }> {
+    for (const { key, value } of this.dbs.events.getRange(after ? { start: after } : {})) {
+      if (after && key[0] === after[0] && key[1] === after[1] && key[2] === after[2]) continue;
+      yield { key, value };
+    }
+  }
+}
+
+/** Orders event-log keys (ingest µs, writer id, counter). */
+export function compareEventKeys(a: EventKey, b: EventKey): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+}

@@ -1,0 +1,14 @@
+/** Messages between the daemon and the person processor's thread (plain, structured-cloneable). */
+import type { EventKey } from '../store/open-store.js';
+import type { BatchReport } from './person-processor.js';
+
+export interface ProcessorSetup {
+  dataDir: string;
+  sync: 'durable' | 'async' | 'none';
+}
+
+export type ProcessorMessage =
+  | { type: 'ready'; backlog: number; cursor: EventKey | null }
+  | { type: 'batch'; report: BatchReport }
+  | { type: 'stopped' }
+  | { type: 'crashed'; error: string };

@@ -1,0 +1,129 @@
+/**
+ * The person processor's writes, inside one LMDB write transaction per batch of events: persons,
+ * their distinct ids (both directions), hash key overrides moved on merges, groups and group
+ * types. Persons touched by several events of a batch are kept in memory and written once, at
+ * `flush()`; everything else is written at once (reads in the transaction see those writes).
+ */
+import { v5 as uuidv5 } from 'uuid';
+import { bumpFlagsVersion } from './flag-store.js';
+import type { GroupRecord } from './group-store.js';
+import { nextId, type StoreDatabases } from './open-store.js';
+import type { PersonRecord } from './person-store.js';
+
+/** PostHog's namespace for person UUIDs: uuidv5 of `"<team id>:<distinct id>"`. */
+const PERSON_UUID_NAMESPACE = '932979b4-65c3-4424-8467-0b66ec27bc22';
+
+export function personUuid(projectId: number, distinctId: string): string {
+  return uuidv5(`${projectId}:${distinctId}`, PERSON_UUID_NAMESPACE);
+}
+
+export class PersonBatch {
+  private readonly persons = new Map<string, PersonRecord | null>();
+  private readonly dirty = new Set<string>();
+
+  /** Call only inside a write transaction (`transactionSync`). */
+  constructor(private readonly dbs: StoreDatabases) {}
+
+  personIdOf(projectId: number, distinctId: string): number | undefined {
+    return this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined;
+  }
+
+  person(projectId: number, personId: number): PersonRecord | undefined {
+    const k = cacheKey(projectId, personId);
+    let p = this.persons.get(k);
+    if (p === undefined) {
+      p = (this.dbs.persons.get([projectId, personId]) as PersonRecord | undefined) ?? null;
+      this.persons.set(k, p);
+    }
+    return p ?? undefined;
+  }
+
+  /** Stores a changed person at flush. */
+  save(projectId: number, person: PersonRecord): void {
+    const k = cacheKey(projectId, person.id);
+    this.persons.set(k, person);
+    this.dirty.add(k);
+  }
+
+  /** A new person owning `distinctId`. */
+  create(
+    projectId: number,
+    distinctId: string,
+    fields: Pick<PersonRecord, 'properties' | 'created_at' | 'is_identified'>,
+  ): PersonRecord {
+    const person: PersonRecord = {
+      id: nextId(this.dbs, `person:${projectId}`),
+      uuid: personUuid(projectId, distinctId),
+      properties: fields.properties,
+      created_at: fields.created_at,
+      is_identified: fields.is_identified,
+      version: 0,
+    };
+    this.save(projectId, person);
+    this.addDistinctId(projectId, distinctId, person.id);
+    return person;
+  }
+
+  addDistinctId(projectId: number, distinctId: string, personId: number): void {
+    this.dbs.distinctIds.putSync([projectId, distinctId], personId);
+    this.dbs.personDistinctIds.putSync([projectId, personId, distinctId], null);
+  }
+
+  /**
+   * Merge bookkeeping: every distinct id and hash key override of `from` goes to `into` (an
+   * override `into` already has for the same flag is kept), and `from` is deleted.
+   */
+  absorb(projectId: number, from: number, into: number): void {
+    for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
+      const distinctId = (key as [number, number, string])[2];
+      this.dbs.personDistinctIds.removeSync(key);
+      this.addDistinctId(projectId, distinctId, into);
+    }
+    for (const { key, value } of this.dbs.hashKeyOverrides.getRange({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
+      const flagKey = (key as [number, number, string])[2];
+      this.dbs.hashKeyOverrides.removeSync(key);
+      const target = [projectId, into, flagKey];
+      if (this.dbs.hashKeyOverrides.get(target) === undefined) this.dbs.hashKeyOverrides.putSync(target, value);
+    }
+    this.dbs.persons.removeSync([projectId, from]);
+    const k = cacheKey(projectId, from);
+    this.persons.set(k, null);
+    this.dirty.delete(k);
+  }
+
+  /** Name → index of the project's group types. */
+  groupTypes(projectId: number): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
+      out.set((key as [number, string])[1], value as number);
+    }
+    return out;
+  }
+
+  /** Registers a group type; flag snapshots and definitions carry the mapping, so the flag version moves. */
+  addGroupType(projectId: number, name: string, index: number): void {
+    this.dbs.groupTypes.putSync([projectId, name], index);
+    bumpFlagsVersion(this.dbs, projectId);
+  }
+
+  group(projectId: number, index: number, key: string): GroupRecord | undefined {
+    return this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined;
+  }
+
+  saveGroup(projectId: number, group: GroupRecord): void {
+    this.dbs.groups.putSync([projectId, group.group_type_index, group.group_key], group);
+  }
+
+  /** Writes the persons changed in this batch. */
+  flush(): void {
+    for (const k of this.dirty) {
+      const p = this.persons.get(k);
+      if (p) this.dbs.persons.putSync([Number(k.slice(0, k.indexOf(':'))), p.id], p);
+    }
+    this.dirty.clear();
+  }
+}
+
+function cacheKey(projectId: number, personId: number): string {
+  return `${projectId}:${personId}`;
+}

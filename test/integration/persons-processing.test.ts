@@ -1,0 +1,92 @@
+/**
+ * Persons and groups from ingested events, through the real posthog-node client: anonymous
+ * events, then identify with properties, then alias; a flag on a `$set` property turns on for
+ * the merged person through `/flags` (stored properties, no overrides sent), and
+ * `groupIdentify` makes a group flag match. Waits use `/_persons/caught_up`, never sleeps.
+ */
+import { PostHog } from 'posthog-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type ApiClient } from '../helpers/api.js';
+import { BACKENDS, cleanupDaemons, useDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { postJson, send, uniqueId } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+const FLAGS = '/api/projects/1/feature_flags/';
+
+/** Waits until the person processor has applied every event committed so far. */
+export async function waitForPersons(d: Pick<DaemonHandle, 'baseUrl'>): Promise<void> {
+  const r = await send(d, '/_persons/caught_up?timeout_ms=15000');
+  expect(r.json).toEqual({ caught_up: true });
+}
+
+interface V2Body {
+  flags: Record<string, { enabled: boolean; variant: string | null; reason: { code: string } }>;
+}
+
+describe.each(BACKENDS)('persons from events (%s)', (backend) => {
+  const d = useDaemon({ backend });
+  let admin: ApiClient;
+
+  beforeAll(async () => {
+    admin = apiClient(d, d.personalKey);
+    for (const body of [
+      { key: 'vip-only', filters: { groups: [{ properties: [{ key: 'tier', value: 'vip', type: 'person' }], rollout_percentage: 100 }] } },
+      {
+        key: 'big-companies',
+        filters: {
+          aggregation_group_type_index: 0,
+          groups: [{ properties: [{ key: 'employees', value: '100', operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }],
+        },
+      },
+    ]) {
+      const r = await admin.post(FLAGS, body);
+      expect(r.status, r.text).toBe(201);
+    }
+  });
+
+  const flagsFor = async (distinctId: string, extra: Record<string, unknown> = {}) =>
+    ((await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: distinctId, ...extra })).json as V2Body).flags;
+
+  it('merges anonymous, identified and aliased ids into one person whose properties feed /flags', async () => {
+    const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
+    const anon = uniqueId('anon');
+    const user = uniqueId('user');
+    const alias = uniqueId('alias');
+    ph.capture({ distinctId: anon, event: 'page viewed' });
+    await ph.flush();
+    ph.identify({ distinctId: user, properties: { $anon_distinct_id: anon, tier: 'vip', email: 'vip@example.com' } });
+    await ph.flush();
+    ph.alias({ distinctId: user, alias });
+    await ph.shutdown();
+    await waitForPersons(d);
+
+    for (const id of [anon, user, alias]) expect((await flagsFor(id))['vip-only']!.enabled, id).toBe(true);
+    expect((await flagsFor(uniqueId('stranger')))['vip-only']!.enabled).toBe(false);
+    // Request properties still win over stored ones.
+    expect((await flagsFor(user, { person_properties: { tier: 'basic' } }))['vip-only']!.enabled).toBe(false);
+  });
+
+  it('registers group types and keeps group properties from groupIdentify', async () => {
+    const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
+    const user = uniqueId('member');
+    ph.groupIdentify({ groupType: 'company', groupKey: 'acme', properties: { name: 'Acme', employees: 500 } });
+    ph.groupIdentify({ groupType: 'company', groupKey: 'tiny', properties: { name: 'Tiny', employees: 3 } });
+    ph.capture({ distinctId: user, event: 'signed up', groups: { company: 'acme' } });
+    await ph.shutdown();
+    await waitForPersons(d);
+
+    expect((await flagsFor(user, { groups: { company: 'acme' } }))['big-companies']!.enabled).toBe(true);
+    expect((await flagsFor(user, { groups: { company: 'tiny' } }))['big-companies']!.enabled).toBe(false);
+    expect((await flagsFor(user))['big-companies']).toMatchObject({ enabled: false, reason: { code: 'no_group_type' } });
+
+    const remote = new PostHog(d.projectKey, { host: d.baseUrl, fetchRetryCount: 0 });
+    expect(await remote.getFeatureFlag('big-companies', user, { groups: { company: 'acme' } })).toBe(true);
+    await remote.shutdown();
+
+    const defs = await send(d, `/flags/definitions?token=${d.projectKey}&send_cohorts`, {
+      headers: { authorization: `Bearer ${d.personalKey}` },
+    });
+    expect((defs.json as { group_type_mapping: Record<string, string> }).group_type_mapping).toEqual({ '0': 'company' });
+  });
+});
