@@ -74,9 +74,9 @@ export function buildFlagsContext(
   if (req.deviceId !== undefined) ctx.deviceId = req.deviceId;
   if (req.flagKeys !== undefined) ctx.flagKeys = req.flagKeys;
 
-  const anon = req.anonDistinctId;
-  if (anon !== undefined && project.continuityKeys.length > 0 && continuityRequested(project, req.flagKeys)) {
-    ctx.anonDistinctId = anon;
+  if (project.continuityKeys.length > 0 && continuityRequested(project, req.flagKeys)) {
+    const anon = req.anonDistinctId;
+    if (anon !== undefined) ctx.anonDistinctId = anon;
     try {
       const overrides = continuityOverrides(projectId, project.continuityKeys, personId, anon, sources);
       if (overrides !== undefined) ctx.hashKeyOverrides = overrides;
@@ -93,23 +93,23 @@ function continuityRequested(project: ProjectFlags, flagKeys: readonly string[] 
 }
 
 /**
- * Writes the anonymous id as hash key for every continuity flag that has none yet, for the
- * persons of both ids, then reads them back: the distinct id's person wins over the anonymous
- * one's (spec §5 steps 2–4). No person, nothing written.
+ * The stored hash keys of the persons of the distinct id and (when sent) the anonymous id. With
+ * an anonymous id, the anonymous id is first written as hash key for every continuity flag that
+ * has none yet, for both persons (spec §5 steps 2–4); the distinct id's person wins. No person,
+ * nothing written.
  */
 function continuityOverrides(
   projectId: number,
   keys: readonly string[],
   personId: number | undefined,
-  anon: string,
+  anon: string | undefined,
   sources: SubjectSources,
 ): Record<string, string> | undefined {
-  const anonPersonId = sources.persons.personIdOf(projectId, anon);
-  const personIds = [personId, anonPersonId].filter((id): id is number => id !== undefined);
+  const anonPersonId = anon === undefined ? undefined : sources.persons.personIdOf(projectId, anon);
+  const personIds = [...new Set([personId, anonPersonId].filter((id): id is number => id !== undefined))];
   if (personIds.length === 0) return undefined;
-  const unique = [...new Set(personIds)];
-  if (!sources.overrides.allPresent(projectId, unique, keys)) {
-    sources.overrides.insertMissing(projectId, unique, keys, anon);
+  if (anon !== undefined && !sources.overrides.allPresent(projectId, personIds, keys)) {
+    sources.overrides.insertMissing(projectId, personIds, keys, anon);
   }
   const merged: Record<string, string> = {};
   if (anonPersonId !== undefined) for (const [k, v] of sources.overrides.forPerson(projectId, anonPersonId)) merged[k] = v;

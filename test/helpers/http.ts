@@ -122,3 +122,9 @@ export function uniqueId(label = 'user'): string {
 
 export const gzip = (s: string | Uint8Array): Buffer => gzipSync(typeof s === 'string' ? Buffer.from(s) : s);
 export const b64 = (s: string | Uint8Array): string => Buffer.from(s).toString('base64');
+
+/** Waits until the person processor has applied every event committed so far (never a sleep). */
+export async function waitForPersons(d: Pick<DaemonHandle, 'baseUrl'>, timeoutMs = 15_000): Promise<void> {
+  const r = await send(d, `/_persons/caught_up?timeout_ms=${timeoutMs}`);
+  if (r.status !== 200) throw new Error(`the person processor did not catch up within ${timeoutMs} ms: ${r.text}`);
+}

@@ -7,18 +7,12 @@
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type ApiClient } from '../helpers/api.js';
-import { BACKENDS, cleanupDaemons, useDaemon, type DaemonHandle } from '../helpers/daemon.js';
-import { postJson, send, uniqueId } from '../helpers/http.js';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { postJson, send, uniqueId, waitForPersons } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
 const FLAGS = '/api/projects/1/feature_flags/';
-
-/** Waits until the person processor has applied every event committed so far. */
-export async function waitForPersons(d: Pick<DaemonHandle, 'baseUrl'>): Promise<void> {
-  const r = await send(d, '/_persons/caught_up?timeout_ms=15000');
-  expect(r.json).toEqual({ caught_up: true });
-}
 
 interface V2Body {
   flags: Record<string, { enabled: boolean; variant: string | null; reason: { code: string } }>;
@@ -65,6 +59,37 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
     expect((await flagsFor(uniqueId('stranger')))['vip-only']!.enabled).toBe(false);
     // Request properties still win over stored ones.
     expect((await flagsFor(user, { person_properties: { tier: 'basic' } }))['vip-only']!.enabled).toBe(false);
+  });
+
+  it('stores experience-continuity hash keys and keeps them for the identified person', async () => {
+    const r = await admin.post(FLAGS, {
+      key: 'sticky',
+      ensure_experience_continuity: true,
+      filters: {
+        groups: [{ rollout_percentage: 100 }],
+        multivariate: { variants: ['a', 'b', 'c', 'd'].map((key) => ({ key, rollout_percentage: 25 })) },
+      },
+    });
+    expect(r.status, r.text).toBe(201);
+    const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
+    const pairs = [...Array(8).keys()].map(() => ({ anon: uniqueId('sticky-anon'), user: uniqueId('sticky-user') }));
+    for (const { anon } of pairs) ph.capture({ distinctId: anon, event: 'landed' });
+    await ph.flush();
+    await waitForPersons(d);
+    const anonVariants = [];
+    for (const { anon, user } of pairs) {
+      const asAnon = (await flagsFor(anon)).sticky!.variant;
+      // The first call after identify carries the anonymous id: the hash key is stored for its person.
+      expect((await flagsFor(user, { $anon_distinct_id: anon })).sticky!.variant).toBe(asAnon);
+      anonVariants.push(asAnon);
+      ph.identify({ distinctId: user, properties: { $anon_distinct_id: anon } });
+    }
+    await ph.shutdown();
+    await waitForPersons(d);
+    // Later calls no longer send it: the stored key of the merged person keeps the bucket.
+    const later = [];
+    for (const { user } of pairs) later.push((await flagsFor(user)).sticky!.variant);
+    expect(later).toEqual(anonVariants);
   });
 
   it('registers group types and keeps group properties from groupIdentify', async () => {
