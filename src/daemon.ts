@@ -11,6 +11,9 @@ import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './http/routes/events-api.js';
 import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
 import { addCohortsApiRoutes } from './http/routes/cohorts-api.js';
+import { addGroupsApiRoutes } from './http/routes/groups-api.js';
+import { addPersonsApiRoutes } from './http/routes/persons-api.js';
+import { PersonReader } from './store/person-store.js';
 import { addFeatureFlagsApiRoutes } from './http/routes/feature-flags-api.js';
 import { addFlagActivityRoutes } from './http/routes/flag-activity-api.js';
 import { flagEditPermission } from './http/routes/flag-edit-permission.js';
@@ -95,6 +98,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts });
+  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs) });
+  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs) });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.

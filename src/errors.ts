@@ -257,6 +257,25 @@ export const ERRORS = Object.freeze({
   // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
   HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
 
+  // --- persons and groups ---
+  // PersonViewSet: an `:id` that is neither a UUID nor an integer (the detail names the id given).
+  HR_PERSON_ID_INVALID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id= instead.',
+  ),
+  // GroupsViewSet.list without `?group_type_index=` (find answers the same; PostHog answers 500 there).
+  HR_GROUP_TYPE_INDEX_REQUIRED: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.',
+    'group_type_index',
+  ),
+  // DRF CursorPagination: a `cursor` query parameter that does not decode.
+  HR_INVALID_CURSOR: entry(404, 'invalid_request', 'not_found', 'Invalid cursor'),
+
   // --- routing ---
   HR_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Not found.'),
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method not allowed.'),

@@ -1,0 +1,88 @@
+/**
+ * Groups and group types, read-only (PostHog's `GroupsViewSet` and `GroupsTypesViewSet`), over
+ * the records `$groupidentify` processing writes. Scope `group:read`.
+ * - `GET …/groups/?group_type_index=N`: filters `group_key` (substring) and `search`
+ *   (src/http/group-view.ts); newest first, DRF cursor pagination, 100 a page (`limit` is ignored,
+ *   as in PostHog): `{next, previous, results}`.
+ * - `GET …/groups/find?group_type_index=N&group_key=K`: one group, or 404.
+ * - `GET …/groups_types/`: every group type of the project by index, unpaginated.
+ */
+import { HedgerowError } from '../../errors.js';
+import type { AuthStore } from '../../store/auth-store.js';
+import type { GroupReader, GroupRecord } from '../../store/group-store.js';
+import { projectRequest } from '../api-request.js';
+import { cursorPage, cursorUrl, decodeCursor, type CursorOrdering } from '../cursor-pagination.js';
+import { compareNewestFirst, groupMatches, renderFoundGroup, renderGroup, renderGroupType } from '../group-view.js';
+import { json } from '../respond.js';
+import type { Params, Router } from '../router.js';
+import type { HttpRequest, HttpResponse } from '../types.js';
+
+export interface GroupsApiDeps {
+  auth: AuthStore;
+  groups: GroupReader;
+}
+
+/** PostHog's `GroupCursorPagination.page_size`. */
+export const GROUPS_PAGE_SIZE = 100;
+
+const PROJECT = '/api/projects/:project_id';
+
+const NEWEST_FIRST: CursorOrdering<GroupRecord> = {
+  position: (g) => g.created_at,
+  compare: compareNewestFirst,
+  valid: (p) => !Number.isNaN(Date.parse(p)),
+};
+
+export function addGroupsApiRoutes(router: Router, deps: GroupsApiDeps): void {
+  router.add(['GET'], `${PROJECT}/groups`, 'api:groups', (req, params) => list(deps, req, params));
+  router.add(['GET'], `${PROJECT}/groups/find`, 'api:groups_find', (req, params) => find(deps, req, params));
+  router.add(['GET'], `${PROJECT}/groups_types`, 'api:groups_types', (req, params) => types(deps, req, params));
+}
+
+function list(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  const req = projectRequest(deps.auth, http, params, 'group:read');
+  const q = req.query;
+  const index = groupTypeIndex(q);
+  const filter = { keyContains: q.get('group_key') ?? '', search: q.get('search') ?? undefined };
+  const cursor = decodeCursor(q.get('cursor'));
+  const matched = deps.groups
+    .list(req.project.id, index)
+    .filter((g) => groupMatches(g, filter))
+    .sort((a, b) => compareNewestFirst(a.created_at, b.created_at));
+  const page = cursorPage(matched, cursor, GROUPS_PAGE_SIZE, NEWEST_FIRST);
+  return json(200, {
+    next: page.next && cursorUrl(http, q, page.next),
+    previous: page.previous && cursorUrl(http, q, page.previous),
+    results: page.items.map(renderGroup),
+  });
+}
+
+function find(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  const req = projectRequest(deps.auth, http, params, 'group:read');
+  const index = groupTypeIndex(req.query);
+  const key = req.query.get('group_key');
+  if (key === null) throw new HedgerowError('HR_FIELD_REQUIRED', 'This field is required.', 'group_key');
+  const group = deps.groups.get(req.project.id, index, key);
+  if (!group) throw new HedgerowError('HR_NOT_FOUND');
+  return json(200, renderFoundGroup(group));
+}
+
+function types(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  const req = projectRequest(deps.auth, http, params, 'group:read');
+  return json(200, deps.groups.types(req.project.id).map(renderGroupType));
+}
+
+/**
+ * `group_type_index`: required; an integer as Django reads one. PostHog answers a non-integer
+ * with a 500; Hedgerow with Django's message as a 400.
+ */
+function groupTypeIndex(q: URLSearchParams): number {
+  const raw = q.get('group_type_index');
+  if (!raw) throw new HedgerowError('HR_GROUP_TYPE_INDEX_REQUIRED');
+  const m = /^\s*([+-]?\d+(?:_\d+)*)\s*$/.exec(raw);
+  const n = m ? Number(m[1]!.replaceAll('_', '')) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new HedgerowError('HR_VALIDATION', `Field 'group_type_index' expected a number but got '${raw}'.`, 'group_type_index');
+  }
+  return n;
+}

@@ -1,0 +1,125 @@
+/**
+ * Persons, read-only (PostHog's `/api/projects/:project_id/persons/`, `PersonViewSet`), over the
+ * records the person processor writes. Scope `person:read`.
+ * - `GET …/persons/`: filters `distinct_id`, `email`, `search` (src/http/person-list-query.ts),
+ *   `limit`/`offset`; `{results, next, previous}`, plus `count` with `?include_total`.
+ * - `POST …/persons/`: refused with a 405, as PostHog does (persons come from events).
+ * - `GET …/persons/:id/`: `:id` is the person's UUID or its integer id; anything else is a 400
+ *   pointing at `?distinct_id=`.
+ * The two print a person differently, as PostHog does (src/http/person-view.ts).
+ */
+import { HedgerowError } from '../../errors.js';
+import type { AuthStore } from '../../store/auth-store.js';
+import type { PersonReader, PersonRecord } from '../../store/person-store.js';
+import { absoluteUrl, projectRequest } from '../api-request.js';
+import { parseLimitOffset } from '../pagination.js';
+import {
+  canonicalUuid,
+  FUTURE_PERSON_MARGIN_MS,
+  newestPersonFirst,
+  personMatches,
+  withOffset,
+  type PersonFilter,
+} from '../person-list-query.js';
+import { listedPerson, retrievedPerson } from '../person-view.js';
+import { json } from '../respond.js';
+import type { Params, Router } from '../router.js';
+import type { HttpRequest, HttpResponse } from '../types.js';
+
+export interface PersonsApiDeps {
+  auth: AuthStore;
+  persons: PersonReader;
+}
+
+const PERSONS = '/api/projects/:project_id/persons';
+
+export function addPersonsApiRoutes(router: Router, deps: PersonsApiDeps): void {
+  router.add(['GET', 'POST'], PERSONS, 'api:persons', (req, params) =>
+    req.method === 'GET' ? list(deps, req, params) : refuseCreate(deps, req, params),
+  );
+  router.add(['GET'], `${PERSONS}/:id`, 'api:person', (req, params) => retrieve(deps, req, params));
+}
+
+function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  const req = projectRequest(deps.auth, http, params, 'person:read');
+  const projectId = req.project.id;
+  const q = req.query;
+  const filter = personFilter(deps.persons, projectId, q, Date.now());
+  const matched = candidates(deps.persons, projectId, filter)
+    .filter((p) => personMatches(p, filter))
+    .sort(newestPersonFirst);
+  const { limit, offset } = parseLimitOffset(q);
+  const page = matched.slice(offset, offset + limit);
+  const url = absoluteUrl(http, http.query);
+  return json(200, {
+    results: page.map((p) => listedPerson(p, deps.persons.distinctIdsOf(projectId, p.id))),
+    // As PostHog: a full page always links onwards, and `previous` is given from offset >= limit.
+    next: page.length >= limit ? withOffset(url, offset + limit) : null,
+    previous: offset - limit >= 0 ? withOffset(url, offset - limit) : null,
+    ...(q.has('include_total') ? { count: matched.length } : {}),
+  });
+}
+
+/** PostHog refuses to create persons over the API (after authentication and the `person:write` scope). */
+function refuseCreate(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  projectRequest(deps.auth, http, params, 'person:write');
+  throw new HedgerowError(
+    'HR_METHOD_NOT_ALLOWED',
+    'Creating persons via this API is not allowed. Please create persons by sending an $identify event. See https://posthog.com/docs/product-analytics/identify for details.',
+  );
+}
+
+function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+  const req = projectRequest(deps.auth, http, params, 'person:read');
+  const projectId = req.project.id;
+  const raw = params.id ?? '';
+  const ref = parsePersonRef(raw);
+  if (ref === 'not_found') throw new HedgerowError('HR_NOT_FOUND');
+  if (ref === 'invalid') {
+    throw new HedgerowError(
+      'HR_PERSON_ID_INVALID',
+      `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${raw} instead.`,
+    );
+  }
+  const person = 'uuid' in ref ? deps.persons.byUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
+  if (!person) throw new HedgerowError('HR_NOT_FOUND');
+  return json(200, retrievedPerson(person, deps.persons.distinctIdsOf(projectId, person.id)));
+}
+
+/** The persons a filter can match: only the owner of `distinct_id` when it names one. */
+function candidates(persons: PersonReader, projectId: number, filter: PersonFilter): PersonRecord[] {
+  if (filter.personId === undefined) return persons.list(projectId);
+  const one = filter.personId === null ? undefined : persons.get(projectId, filter.personId);
+  return one ? [one] : [];
+}
+
+/** The list filters of the query (empty parameters ignored), with the distinct ids they name looked up. */
+export function personFilter(persons: PersonReader, projectId: number, q: URLSearchParams, nowMs: number): PersonFilter {
+  const filter: PersonFilter = { createdBeforeMs: nowMs + FUTURE_PERSON_MARGIN_MS };
+  const distinctId = q.get('distinct_id');
+  if (distinctId) filter.personId = persons.personIdOf(projectId, distinctId) ?? null;
+  const email = q.get('email');
+  if (email) filter.email = email;
+  const search = q.get('search');
+  if (search) filter.search = { text: search, ownerId: persons.personIdOf(projectId, search), uuid: canonicalUuid(search) };
+  return filter;
+}
+
+export type PersonRef = { uuid: string } | { id: number } | 'invalid' | 'not_found';
+
+/**
+ * What `…/persons/:id/` names, as PostHog's `get_pk_or_uuid` reads it: a UUID (any form Python
+ * takes), else an integer id (Python `int()`: sign, underscores, spaces), else invalid. A dot is a
+ * 404, as DRF's lookup pattern stops at one.
+ */
+export function parsePersonRef(raw: string): PersonRef {
+  if (raw.includes('.')) return 'not_found';
+  const uuid = canonicalUuid(raw);
+  if (uuid !== undefined) return { uuid };
+  const m = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(raw);
+  if (!m) return 'invalid';
+  const n = Number(m[2]!.replaceAll('_', ''));
+  // Negative or beyond exact integers: a valid id that no person has.
+  if ((m[1] === '-' && n !== 0) || !Number.isSafeInteger(n)) return 'not_found';
+  return { id: n };
+}
