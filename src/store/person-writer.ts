@@ -20,12 +20,22 @@ export function personUuid(projectId: number, distinctId: string): string {
 export class PersonBatch {
   private readonly persons = new Map<string, PersonRecord | null>();
   private readonly dirty = new Set<string>();
+  /** `project:distinct id` → person id (null: none), as of this batch's writes. */
+  private readonly owners = new Map<string, number | null>();
+  /** Next person id per project, written back at flush. */
+  private readonly nextPersonId = new Map<number, number>();
 
   /** Call only inside a write transaction (`transactionSync`). */
   constructor(private readonly dbs: StoreDatabases) {}
 
   personIdOf(projectId: number, distinctId: string): number | undefined {
-    return this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined;
+    const k = `${projectId}:${distinctId}`;
+    let id = this.owners.get(k);
+    if (id === undefined) {
+      id = (this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined) ?? null;
+      this.owners.set(k, id);
+    }
+    return id ?? undefined;
   }
 
   person(projectId: number, personId: number): PersonRecord | undefined {
@@ -52,7 +62,7 @@ export class PersonBatch {
     fields: Pick<PersonRecord, 'properties' | 'created_at' | 'is_identified'>,
   ): PersonRecord {
     const person: PersonRecord = {
-      id: nextId(this.dbs, `person:${projectId}`),
+      id: this.allocatePersonId(projectId),
       uuid: personUuid(projectId, distinctId),
       properties: fields.properties,
       created_at: fields.created_at,
@@ -65,6 +75,7 @@ export class PersonBatch {
   }
 
   addDistinctId(projectId: number, distinctId: string, personId: number): void {
+    this.owners.set(`${projectId}:${distinctId}`, personId);
     this.dbs.distinctIds.putSync([projectId, distinctId], personId);
     this.dbs.personDistinctIds.putSync([projectId, personId, distinctId], null);
   }
@@ -114,14 +125,27 @@ export class PersonBatch {
     this.dbs.groups.putSync([projectId, group.group_type_index, group.group_key], group);
   }
 
-  /** Writes the persons changed in this batch. */
+  private allocatePersonId(projectId: number): number {
+    let next = this.nextPersonId.get(projectId);
+    if (next === undefined) next = nextId(this.dbs, personCounter(projectId));
+    this.nextPersonId.set(projectId, next + 1);
+    return next;
+  }
+
+  /** Writes the persons changed in this batch and the person id counters. */
   flush(): void {
+    for (const [projectId, next] of this.nextPersonId) this.dbs.meta.putSync(`counter:${personCounter(projectId)}`, next - 1);
+    this.nextPersonId.clear();
     for (const k of this.dirty) {
       const p = this.persons.get(k);
       if (p) this.dbs.persons.putSync([Number(k.slice(0, k.indexOf(':'))), p.id], p);
     }
     this.dirty.clear();
   }
+}
+
+function personCounter(projectId: number): string {
+  return `person:${projectId}`;
 }
 
 function cacheKey(projectId: number, personId: number): string {
