@@ -97,7 +97,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const flags = new FlagStore(dbs, activity, dashboards);
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
-  addCohortsApiRoutes(router, { auth, cohorts });
+  addCohortsApiRoutes(router, { auth, cohorts, persons: new PersonReader(dbs) });
   addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs) });
   addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs) });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });

@@ -92,6 +92,45 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
     expect(later).toEqual(anonVariants);
   });
 
+  it('adds stored persons to a static cohort by UUID (add_persons_to_static_cohort)', async () => {
+    const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
+    const anon = uniqueId('listed-anon');
+    const user = uniqueId('listed-user');
+    ph.identify({ distinctId: user, properties: { $anon_distinct_id: anon } });
+    await ph.shutdown();
+    await waitForPersons(d);
+    const person = (await admin.get(`/api/projects/1/persons/?distinct_id=${user}`)).json as { results: Array<{ uuid: string }> };
+    const uuid = person.results[0]!.uuid;
+    const cohort = await admin.post('/api/projects/1/cohorts/', { name: 'Hand-picked', is_static: true });
+    const dynamic = await admin.post('/api/projects/1/cohorts/', {
+      name: 'Dynamic',
+      filters: { properties: { type: 'AND', values: [{ key: 'x', value: 'y', type: 'person' }] } },
+    });
+    const id = (cohort.json as { id: number }).id;
+    const path = `/api/projects/1/cohorts/${id}/add_persons_to_static_cohort/`;
+    const detail = async (p: string, body: unknown) => {
+      const r = await admin.patch(p, body);
+      expect(r.status, r.text).toBe(400);
+      return (r.json as { detail: string }).detail;
+    };
+    expect(await detail(`/api/projects/1/cohorts/${(dynamic.json as { id: number }).id}/add_persons_to_static_cohort/`, { person_ids: [uuid] })).toBe(
+      'Can only add users to static cohorts',
+    );
+    expect(await detail(path, { person_ids: 'nope' })).toBe('person_ids must be a list');
+    expect(await detail(path, { person_ids: [] })).toBe('person_ids cannot be empty');
+    expect(await detail(path, { person_ids: ['00000000-0000-4000-8000-000000000000'] })).toBe('No valid users to add to cohort');
+    const added = await admin.patch(path, { person_ids: [uuid] });
+    expect([added.status, added.json]).toEqual([200, { success: true }]);
+    expect(((await admin.get(`/api/projects/1/cohorts/${id}/`)).json as { count: number }).count).toBe(2);
+    const flag = await admin.post(FLAGS, {
+      key: 'hand-picked',
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: id }], rollout_percentage: 100 }] },
+    });
+    expect(flag.status, flag.text).toBe(201);
+    for (const distinctId of [anon, user]) expect((await flagsFor(distinctId))['hand-picked']!.enabled).toBe(true);
+    expect((await flagsFor(uniqueId('other')))['hand-picked']!.enabled).toBe(false);
+  });
+
   it('registers group types and keeps group properties from groupIdentify', async () => {
     const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
     const user = uniqueId('member');

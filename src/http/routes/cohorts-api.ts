@@ -6,7 +6,8 @@
  * Create and PATCH also take a `multipart/form-data` body whose `csv` file lists a static cohort's
  * members (src/cohorts/static-cohort-csv.ts); they are added in the transaction that writes the
  * cohort. As in PostHog, the file is read only when the cohort is (or becomes) static and the same
- * PATCH does not delete it; otherwise it is ignored.
+ * PATCH does not delete it; otherwise it is ignored. `PATCH …/:id/add_persons_to_static_cohort/`
+ * adds stored persons by UUID.
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../../cohorts/static-cohort-csv.js';
@@ -15,6 +16,7 @@ import { cohortIdOf } from '../../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
+import type { PersonReader } from '../../store/person-store.js';
 import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
 import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
@@ -26,7 +28,11 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 export interface CohortsApiDeps {
   auth: AuthStore;
   cohorts: CohortStore;
+  persons: PersonReader;
 }
+
+/** PostHog's DEFAULT_COHORT_INSERT_BATCH_SIZE: most persons one `add_persons_to_static_cohort` takes. */
+const MAX_PERSONS_PER_ADD = 1000;
 
 const COHORTS = '/api/projects/:project_id/cohorts';
 const NAME_MAX_LENGTH = 400;
@@ -38,6 +44,9 @@ export function addCohortsApiRoutes(router: Router, deps: CohortsApiDeps): void 
   const api = new CohortsApi(deps);
   router.add(['GET', 'POST'], COHORTS, 'api:cohorts', (req, params) =>
     req.method === 'GET' ? api.list(req, params) : api.create(req, params),
+  );
+  router.add(['PATCH'], `${COHORTS}/:id/add_persons_to_static_cohort`, 'api:cohort:add_persons', (req, params) =>
+    api.addPersons(req, params),
   );
   router.add(['GET', 'PATCH', 'PUT', 'DELETE'], `${COHORTS}/:id`, 'api:cohort', (req, params) => {
     if (req.method === 'GET') return api.retrieve(req, params);
@@ -95,6 +104,34 @@ class CohortsApi {
   refuseDelete(http: HttpRequest, params: Params): HttpResponse {
     this.request(http, params, 'cohort:write');
     return { status: 405, body: '' };
+  }
+
+  /**
+   * `PATCH …/cohorts/:id/add_persons_to_static_cohort/ {person_ids: [uuid…]}`: every distinct id
+   * of each known person becomes a member (membership is kept by distinct id); unknown uuids are
+   * ignored, as PostHog ignores them. PostHog's checks, in its order.
+   */
+  addPersons(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'cohort:write');
+    const cohort = this.cohortOf(req, params);
+    if (cohort.deleted) throw new HedgerowError('HR_NOT_FOUND');
+    const invalid = (detail: string) => new HedgerowError('HR_VALIDATION', detail, null);
+    if (!cohort.is_static) throw invalid('Can only add users to static cohorts');
+    const ids = req.body.person_ids;
+    if (!Array.isArray(ids)) throw invalid('person_ids must be a list');
+    if (ids.length === 0) throw invalid('person_ids cannot be empty');
+    if (ids.length > MAX_PERSONS_PER_ADD) throw invalid('List size exceeds limit');
+    const wanted = new Set(ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase()));
+    const distinctIds: string[] = [];
+    let found = 0;
+    for (const person of this.deps.persons.list(req.project.id)) {
+      if (!wanted.has(person.uuid.toLowerCase())) continue;
+      found++;
+      distinctIds.push(...this.deps.persons.distinctIdsOf(req.project.id, person.id));
+    }
+    if (found === 0) throw invalid('No valid users to add to cohort');
+    this.deps.cohorts.addStaticMembers(req.project.id, cohort.id, distinctIds);
+    return json(200, { success: true });
   }
 
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
