@@ -110,6 +110,14 @@ describe.each(BACKENDS)('posthog-node flags (%s)', (backend) => {
     expect(await ph.getFeatureFlag('paused', 'someone')).toBeUndefined();
     const all = await ph.getAllFlags(inside, { personProperties: { plan: 'pro' } });
     expect(all).toEqual({ rollout: true, multi: 'second-variant', 'for-pros': true });
+    // The newer single-request API.
+    const flags = await ph.evaluateFlags(inside, { personProperties: { plan: 'pro' } });
+    expect([flags.getFlag('multi'), flags.getFlagPayload('multi'), flags.getFlag('for-pros'), flags.getFlag('paused')]).toEqual([
+      'second-variant',
+      [1, 2],
+      true,
+      undefined,
+    ]);
   });
 
   it('evaluates locally from polled definitions, revalidating with a 304', async () => {
