@@ -23,6 +23,7 @@
  */
 import { jsonEqual } from '../flags/json-equal.js';
 import type { StoredEvent } from '../ingest/types.js';
+import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
 
 /** PostHog's groups table keys are varchar(400); longer `$group_key`s drop the event. */
 export const MAX_GROUP_KEY_CHARS = 400;
@@ -33,18 +34,8 @@ export interface GroupIdentify {
   set: Record<string, unknown>;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function has(obj: Readonly<Record<string, unknown>>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, key);
-}
 
-function put(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  else obj[key] = value;
-}
 
 /** Strings as they are, numbers and booleans as text, anything else undefined. */
 function scalarText(value: unknown): string | undefined {
@@ -74,7 +65,7 @@ export function parseGroupIdentify(e: Pick<StoredEvent, 'event' | 'properties'>)
   const groupSet = props.$group_set;
   if (groupSet !== undefined && groupSet !== null && !isPlainObject(groupSet)) return undefined;
   const set: Record<string, unknown> = {};
-  if (isPlainObject(groupSet)) for (const [k, v] of Object.entries(groupSet)) put(set, k, v);
+  if (isPlainObject(groupSet)) for (const [k, v] of Object.entries(groupSet)) setOwn(set, k, v);
   return { groupType: sanitize(groupType), groupKey: sanitize(groupKey), set };
 }
 
@@ -110,11 +101,11 @@ export function applyGroupSet(
   set: Readonly<Record<string, unknown>>,
 ): { properties: Record<string, unknown>; changed: boolean } {
   const properties: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(current)) put(properties, k, v);
+  for (const [k, v] of Object.entries(current)) setOwn(properties, k, v);
   let changed = false;
   for (const [key, value] of Object.entries(set)) {
-    if (has(properties, key) && jsonEqual(properties[key], value)) continue;
-    put(properties, key, value);
+    if (hasOwn(properties, key) && jsonEqual(properties[key], value)) continue;
+    setOwn(properties, key, value);
     changed = true;
   }
   return { properties, changed };

@@ -29,6 +29,7 @@
  *   `'0'`, `'1'`, …).
  */
 import { jsonEqual } from '../flags/json-equal.js';
+import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
 
 export interface PropertyUpdates {
   set: Record<string, unknown>;
@@ -109,23 +110,12 @@ export function initialPropertyName(key: string): string {
   return `$initial_${key.replace('$', '')}`;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function has(obj: Readonly<Record<string, unknown>>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, key);
-}
 
-/** `obj[key] = value` that also works for a key named `__proto__` (plain JSON keys can be). */
-function put(obj: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
-  else obj[key] = value;
-}
 
 function copyObject(value: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) put(out, k, v);
+  if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) setOwn(out, k, v);
   return out;
 }
 
@@ -155,22 +145,22 @@ function liftEventProperties(
 ): void {
   const fromServer = properties.$is_server === true;
   const source: Readonly<Record<string, unknown>> =
-    !has(properties, '$os') && has(properties, '$os_name') ? { ...properties, $os: properties.$os_name } : properties;
+    !hasOwn(properties, '$os') && hasOwn(properties, '$os_name') ? { ...properties, $os: properties.$os_name } : properties;
   let lifted = false;
   for (const key of PERSON_PROPERTIES_FROM_EVENT) {
-    if (!has(source, key)) continue;
+    if (!hasOwn(source, key)) continue;
     if (fromServer && (key === '$os' || key === '$os_version')) continue;
     lifted = true;
     const value = source[key];
-    if (!has(set, key)) put(set, key, value);
+    if (!hasOwn(set, key)) setOwn(set, key, value);
     const initial = initialPropertyName(key);
     // A null never becomes a first-touch value: browsers send absent campaign params as null.
-    if (value !== null && value !== undefined && !has(setOnce, initial)) put(setOnce, initial, value);
+    if (value !== null && value !== undefined && !hasOwn(setOnce, initial)) setOwn(setOnce, initial, value);
   }
   if (!lifted) return;
   const osName = properties.$os_name;
   if (osName !== undefined && !fromServer) {
-    if (osName !== null && !has(setOnce, '$initial_os')) put(setOnce, '$initial_os', osName);
+    if (osName !== null && !hasOwn(setOnce, '$initial_os')) setOwn(setOnce, '$initial_os', osName);
     delete set.$os_name;
     delete setOnce.$initial_os_name;
   }
@@ -196,7 +186,7 @@ export function eventPropertyUpdates(
   const setOnce = copyObject(properties.$set_once);
   if (!EVENTS_WITHOUT_LIFTING.has(eventName)) liftEventProperties(properties, set, setOnce);
   const unset = unsetKeys(properties.$unset);
-  if (eventName === SURVEY_SHOWN_EVENT && !has(set, SURVEY_LAST_SEEN_DATE)) {
+  if (eventName === SURVEY_SHOWN_EVENT && !hasOwn(set, SURVEY_LAST_SEEN_DATE)) {
     return { set: { [SURVEY_LAST_SEEN_DATE]: timestamp, ...set }, setOnce, unset };
   }
   return { set, setOnce, unset };
@@ -215,17 +205,17 @@ export function applyPropertyUpdates(
   const properties = copyObject(current);
   let changed = false;
   for (const [key, value] of Object.entries(updates.setOnce)) {
-    if (has(current, key) && current[key] !== undefined) continue;
-    put(properties, key, value);
+    if (hasOwn(current, key) && current[key] !== undefined) continue;
+    setOwn(properties, key, value);
     changed = true;
   }
   for (const [key, value] of Object.entries(updates.set)) {
-    if (jsonEqual(has(properties, key) ? properties[key] : undefined, value)) continue;
-    put(properties, key, value);
+    if (jsonEqual(hasOwn(properties, key) ? properties[key] : undefined, value)) continue;
+    setOwn(properties, key, value);
     changed = true;
   }
   for (const key of updates.unset) {
-    if (!has(current, key)) continue;
+    if (!hasOwn(current, key)) continue;
     delete properties[key];
     changed = true;
   }
@@ -238,7 +228,7 @@ export function applyPropertyUpdates(
  */
 export function newPersonProperties(updates: PropertyUpdates, creatorEventUuid: string): Record<string, unknown> {
   const properties = copyObject(updates.setOnce);
-  for (const [key, value] of Object.entries(updates.set)) put(properties, key, value);
-  put(properties, CREATOR_EVENT_UUID, creatorEventUuid);
+  for (const [key, value] of Object.entries(updates.set)) setOwn(properties, key, value);
+  setOwn(properties, CREATOR_EVENT_UUID, creatorEventUuid);
   return properties;
 }
