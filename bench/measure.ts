@@ -1,25 +1,47 @@
 /**
  * One measurement: wrk against one server for one scenario, with the server's and wrk's CPU
- * sampled over the run and, for the daemon, its /metrics counters checked against what wrk saw.
+ * sampled over the run and, for the daemon, its /metrics counters checked against what wrk saw:
+ * the requests its route answered, their statuses, and the events it accepted.
  */
 import path from 'node:path';
 import { CpuSampler, memory, type CpuUsage, type Memory } from './proc-sampler.js';
-import { ROOT, scrapeCounters, settledCounters, type DaemonCounters, type Server } from './servers.js';
+import { ROOT, routeRequests, scrapeCounters, settledCounters, type DaemonCounters, type Server } from './servers.js';
 import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
 
-export type ScenarioName = 'capture' | 'batch';
+export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions'] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 export type Target = 'ceiling' | 'daemon';
+
+/** Which `route` labels of hedgerow_http_requests_total a scenario's requests count under. */
+export interface RouteMatch {
+  label: string;
+  /** `prefix`: every route whose label starts with `label` (capture's per-path routes). */
+  match: 'exact' | 'prefix';
+}
 
 export interface Scenario {
   name: ScenarioName;
+  /** Path and query wrk requests. */
   path: string;
   script: string;
-  /** The body file the Lua script loads. */
-  body: string;
+  /** What the Lua script takes after `--` (body file, token, ETag…). */
+  scriptArgs: string[];
+  /** Appended on daemon runs only: turns on the script's body check, which the ceiling's `{"status":1}` would fail. */
+  daemonScriptArgs: string[];
+  /** Events each request stores; 0 where nothing is stored (then none may be accepted). */
   eventsPerRequest: number;
+  route: RouteMatch;
+  /** The status every daemon answer must have: 200, or 304 for a matching ETag. */
+  status: string;
 }
 
 export interface DaemonCheck {
+  /** wrk's completed requests. */
+  expectedRequests: number;
+  /** Delta of hedgerow_http_requests_total for the scenario's route once the daemon went quiet. */
+  answeredRequests: number;
+  /** answered − expected: requests in flight when wrk stopped (0 ≤ slack ≤ connections). */
+  slackRequests: number;
   /** wrk's completed requests × events per request. */
   expectedEvents: number;
   /** Delta of hedgerow_events_accepted_total once the daemon went quiet. */
@@ -27,7 +49,7 @@ export interface DaemonCheck {
   /** accepted − expected: requests still in flight when wrk stopped (0 ≤ slack ≤ connections × events). */
   slackEvents: number;
   droppedEvents: number;
-  /** Capture answers by status, as the daemon counted them (delta). */
+  /** The route's answers by status, as the daemon counted them (delta). */
   statuses: Record<string, number>;
 }
 
@@ -61,7 +83,8 @@ export async function measure(
 ): Promise<Run> {
   const before = target === 'daemon' ? await reach(server, () => scrapeCounters(server.port)) : undefined;
   const url = `http://127.0.0.1:${server.port}${scenario.path}`;
-  const wrk = startWrk(url, scenario.script, [scenario.body], settings);
+  const args = target === 'daemon' ? [...scenario.scriptArgs, ...scenario.daemonScriptArgs] : scenario.scriptArgs;
+  const wrk = startWrk(url, scenario.script, args, settings);
   const sampler = new CpuSampler(() => [server.pid, wrk.child.pid ?? -1]);
   sampler.start();
   let result: WrkResult;
@@ -72,19 +95,29 @@ export async function measure(
   }
   const problems: string[] = [];
   if (failures(result) > 0) {
-    problems.push(`wrk saw errors ${JSON.stringify(result.errors)}, non-2xx/3xx ${result.non2xx3xx}`);
+    problems.push(
+      `wrk saw errors ${JSON.stringify(result.errors)}, non-2xx/3xx ${result.non2xx3xx}` +
+        (result.wrong > 0 ? `, ${result.wrong} answers failing the script's body check` : ''),
+    );
   }
   let check: DaemonCheck | undefined;
   if (before) {
-    const after = await reach(server, () => settledCounters(server.port));
-    check = compare(before, after, result.requests, scenario.eventsPerRequest);
+    const progress = (c: DaemonCounters) => c.accepted + total(routeRequests(c, scenario.route));
+    const after = await reach(server, () => settledCounters(server.port, progress));
+    check = compare(before, after, result.requests, scenario);
+    if (check.slackRequests < 0 || check.slackRequests > settings.connections) {
+      problems.push(
+        `daemon answered ${check.answeredRequests} requests on route ${scenario.route.label}, ` +
+          `wrk completed ${check.expectedRequests} (slack allowed 0..${settings.connections})`,
+      );
+    }
     const maxSlack = settings.connections * scenario.eventsPerRequest;
     if (check.slackEvents < 0 || check.slackEvents > maxSlack) {
       problems.push(`daemon accepted ${check.acceptedEvents} events, wrk completed ${check.expectedEvents} (slack allowed 0..${maxSlack})`);
     }
     if (check.droppedEvents > 0) problems.push(`daemon dropped ${check.droppedEvents} events`);
-    const bad = Object.entries(check.statuses).filter(([status]) => status !== '200');
-    if (bad.length > 0) problems.push(`daemon answered non-200 statuses ${JSON.stringify(Object.fromEntries(bad))}`);
+    const bad = Object.entries(check.statuses).filter(([status]) => status !== scenario.status);
+    if (bad.length > 0) problems.push(`daemon answered statuses other than ${scenario.status}: ${JSON.stringify(Object.fromEntries(bad))}`);
   }
   const serverCpu = sampler.usage(server.pid);
   const wrkCpu = sampler.usage(wrk.child.pid ?? -1);
@@ -112,13 +145,26 @@ async function reach<T>(server: Server, step: () => Promise<T>): Promise<T> {
   }
 }
 
-function compare(a: DaemonCounters, b: DaemonCounters, requests: number, eventsPerRequest: number): DaemonCheck {
+const total = (byStatus: Map<string, number>) => [...byStatus.values()].reduce((a, b) => a + b, 0);
+
+function compare(a: DaemonCounters, b: DaemonCounters, requests: number, scenario: Scenario): DaemonCheck {
+  const statusesBefore = routeRequests(a, scenario.route);
   const statuses: Record<string, number> = {};
-  for (const [status, n] of b.byStatus) {
-    const d = n - (a.byStatus.get(status) ?? 0);
+  for (const [status, n] of routeRequests(b, scenario.route)) {
+    const d = n - (statusesBefore.get(status) ?? 0);
     if (d > 0) statuses[status] = d;
   }
-  const expectedEvents = requests * eventsPerRequest;
+  const answeredRequests = Object.values(statuses).reduce((x, y) => x + y, 0);
+  const expectedEvents = requests * scenario.eventsPerRequest;
   const acceptedEvents = b.accepted - a.accepted;
-  return { expectedEvents, acceptedEvents, slackEvents: acceptedEvents - expectedEvents, droppedEvents: b.dropped - a.dropped, statuses };
+  return {
+    expectedRequests: requests,
+    answeredRequests,
+    slackRequests: answeredRequests - requests,
+    expectedEvents,
+    acceptedEvents,
+    slackEvents: acceptedEvents - expectedEvents,
+    droppedEvents: b.dropped - a.dropped,
+    statuses,
+  };
 }

@@ -10,6 +10,8 @@ import { gzipSync } from 'node:zlib';
 import { v7 as uuidv7 } from 'uuid';
 
 export const BENCH_API_KEY = 'phc_hedgerow_bench_key_0001';
+/** The admin's personal API key (HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY): management API and flag definitions. */
+export const BENCH_PERSONAL_API_KEY = 'phx_hedgerow_bench_personal_key_0001';
 /** Replaced by the Lua script with `%04x%08x` (thread, counter): the uuid's last group. */
 export const UUID_TAIL_PLACEHOLDER = '@UUIDTAIL@@@';
 /** Replaced by the Lua script with `%06d` (counter modulo 1e6). */

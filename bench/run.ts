@@ -1,18 +1,23 @@
 /**
  * `npm run bench`: the end-to-end benchmark. Starts the ack-only ceiling and the daemon, then for
  * each round drives both with the same wrk settings, back to back (alternating which goes first),
- * for `/capture/` (one event per request) and `/batch/` (100 gzip'd events per request).
- * Prints medians with their spread, the daemon/ceiling ratio, CPU saturation, the /metrics check,
- * the daemon's memory and the targets of issue 2. Exits 1 when any run saw errors.
+ * for `/capture/` (one event per request), `/batch/` (100 gzip'd events per request), `/flags/?v=2`
+ * (random persons of 100,000 against 50 flags) and `/flags/definitions` (the 304 of a matching
+ * ETag). The flag scenarios' persons are written into the store before the daemon starts, their
+ * flags made through the management API after. Prints medians with their spread, the
+ * daemon/ceiling ratio, CPU saturation, the /metrics check, the daemon's memory and the targets
+ * of the scenarios that ran. Exits 1 when any run saw errors.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { measure, wrkScript, type Run, type Scenario, type ScenarioName, type Target } from './measure.js';
-import { EVENTS_PER_BATCH, writePayloads } from './payloads.js';
+import { PERSONS } from './flag-fixtures.js';
+import { measure, SCENARIO_NAMES, wrkScript, type Run, type Scenario, type ScenarioName, type Target } from './measure.js';
+import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, EVENTS_PER_BATCH, writePayloads, type PayloadFiles } from './payloads.js';
 import { memory, type Memory } from './proc-sampler.js';
 import { isNoisy, saturation, saturationNotes, summarize, table, targets } from './report.js';
+import { createFlags, DEFINITIONS_PATH, FLAGS_PATH, seedPersons, type FlagSetup } from './seed-flags.js';
 import { killServers, ROOT, startAckServer, startDaemon, type Server } from './servers.js';
 import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
 
@@ -22,7 +27,11 @@ const USAGE = `usage: npm run bench -- [options]
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
-  --only <scenario>   capture | batch (default both)
+  --only <scenarios>  comma-separated, of capture, batch, flags, definitions (default all four:
+                      with the default durations about 5 minutes; seeding the
+                      100,000 persons takes about a second)
+                      flags: POST /flags/?v=2, random persons of 100,000, 50 flags;
+                      definitions: GET /flags/definitions with a matching If-None-Match (304)
   --sync <mode>       daemon HEDGEROW_SYNC: durable | async | none (default durable)
   --json              also write bench/results/<timestamp>.json
   --keep-data         keep the daemon's temporary data directory
@@ -59,8 +68,9 @@ function options() {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${v}"\n${USAGE}`);
     return n;
   };
-  const only = values.only;
-  if (only !== undefined && only !== 'capture' && only !== 'batch') throw new Error(`--only must be capture or batch\n${USAGE}`);
+  const only = values.only?.split(',').map((x) => x.trim());
+  const unknown = only?.filter((x) => !(SCENARIO_NAMES as readonly string[]).includes(x)) ?? [];
+  if (only?.length === 0 || unknown.length > 0) throw new Error(`--only takes ${SCENARIO_NAMES.join(', ')}; got "${values.only}"\n${USAGE}`);
   if (!['durable', 'async', 'none'].includes(values.sync)) throw new Error(`--sync must be durable, async or none\n${USAGE}`);
   return {
     wrk: {
@@ -70,7 +80,8 @@ function options() {
     } satisfies WrkSettings,
     rounds: int('rounds', values.rounds, 1),
     warmup: int('warmup', values.warmup, 0),
-    scenarios: (only ? [only] : ['capture', 'batch']) as ScenarioName[],
+    // In the canonical order, each once, whatever order --only gave them in.
+    scenarios: SCENARIO_NAMES.filter((n) => only === undefined || only.includes(n)),
     sync: values.sync,
     json: values.json,
     keepData: values['keep-data'],
@@ -79,6 +90,40 @@ function options() {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The selected scenarios; `flagSetup` is there when a flag scenario is selected. */
+function scenariosOf(names: ScenarioName[], payload: PayloadFiles, flagSetup: FlagSetup | undefined): Map<ScenarioName, Scenario> {
+  const capture = { label: 'capture:', match: 'prefix' } as const;
+  const build = (name: ScenarioName): Scenario => {
+    const common = { name, script: wrkScript(name), daemonScriptArgs: [] as string[], status: '200' };
+    switch (name) {
+      case 'capture':
+        return { ...common, path: '/capture/', scriptArgs: [payload.captureTemplate], eventsPerRequest: 1, route: capture };
+      case 'batch':
+        return { ...common, path: '/batch/', scriptArgs: [payload.batchGzip], eventsPerRequest: EVENTS_PER_BATCH, route: capture };
+      case 'flags':
+        return {
+          ...common,
+          path: FLAGS_PATH,
+          scriptArgs: [BENCH_API_KEY, String(PERSONS)],
+          daemonScriptArgs: ['check'],
+          eventsPerRequest: 0,
+          route: { label: 'flags', match: 'exact' },
+        };
+      case 'definitions':
+        if (!flagSetup) throw new Error('the definitions scenario needs the flag setup');
+        return {
+          ...common,
+          path: DEFINITIONS_PATH,
+          scriptArgs: [BENCH_PERSONAL_API_KEY, flagSetup.etag],
+          eventsPerRequest: 0,
+          route: { label: 'flags:definitions', match: 'exact' },
+          status: '304',
+        };
+    }
+  };
+  return new Map(names.map((n) => [n, build(n)]));
+}
 
 async function main(): Promise<number> {
   const opts = options();
@@ -94,10 +139,7 @@ async function main(): Promise<number> {
     });
   }
   const payload = writePayloads(work);
-  const scenarios: Record<ScenarioName, Scenario> = {
-    capture: { name: 'capture', path: '/capture/', script: wrkScript('capture'), body: payload.captureTemplate, eventsPerRequest: 1 },
-    batch: { name: 'batch', path: '/batch/', script: wrkScript('batch'), body: payload.batchGzip, eventsPerRequest: EVENTS_PER_BATCH },
-  };
+  const withFlags = opts.scenarios.includes('flags') || opts.scenarios.includes('definitions');
   const passedEnv = ['HEDGEROW_WORKERS', 'HEDGEROW_TASKS_PER_WORKER', 'HEDGEROW_BATCH_WINDOW_MS', 'NODE_OPTIONS']
     .filter((k) => process.env[k] !== undefined)
     .map((k) => `${k}=${process.env[k]}`);
@@ -105,6 +147,8 @@ async function main(): Promise<number> {
   const command = [...passedEnv, 'npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
   console.log(`${command}\n${wrkVersion}; ${os.cpus().length} cores; node ${process.version}; sync ${opts.sync}`);
   console.log(`bodies: capture ${payload.captureBytes} B; batch ${EVENTS_PER_BATCH} events ${payload.batchBytes} B, gzip ${payload.batchGzipBytes} B`);
+  let scenarios = new Map<ScenarioName, Scenario>();
+  let flagSetup: FlagSetup | undefined;
 
   const servers: Server[] = [];
   const runs: Run[] = [];
@@ -113,14 +157,28 @@ async function main(): Promise<number> {
     const ceiling = await startAckServer();
     servers.push(ceiling);
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
+    if (withFlags) {
+      const seeded = await seedPersons(dataDir);
+      console.log(`seeded ${seeded.persons.toLocaleString('en-US')} persons into the store in ${(seeded.ms / 1000).toFixed(1)} s`);
+    }
     const daemon = await startDaemon({ dataDir, sync: opts.sync, nodeArgs });
     servers.push(daemon);
+    if (withFlags) {
+      flagSetup = await createFlags(daemon.port);
+      console.log(
+        `flags: ${PERSONS.toLocaleString('en-US')} persons, ${flagSetup.flags} flags, ${flagSetup.cohorts} cohorts; /flags body ${flagSetup.requestBytes} B; ` +
+          `definitions ${flagSetup.definitionsBytes} B, ETag ${flagSetup.etag}\n` +
+          `flags: evaluation check over ${flagSetup.probe}`,
+      );
+    }
+    scenarios = scenariosOf(opts.scenarios, payload, flagSetup);
+    const scenario = (name: ScenarioName) => scenarios.get(name) as Scenario;
     const targetsOf: Record<Target, Server> = { ceiling, daemon };
 
     if (opts.warmup > 0) {
       for (const name of opts.scenarios) {
         for (const t of ['ceiling', 'daemon'] as const) {
-          const w = await measure(targetsOf[t], t, scenarios[name], { ...opts.wrk, durationSeconds: opts.warmup }, 0);
+          const w = await measure(targetsOf[t], t, scenario(name), { ...opts.wrk, durationSeconds: opts.warmup }, 0);
           if (w.problems.length > 0) throw new Error(`warm-up of ${t} ${name} failed: ${w.problems.join('; ')}`);
         }
       }
@@ -130,13 +188,13 @@ async function main(): Promise<number> {
         const order: Target[] = round % 2 === 1 ? ['ceiling', 'daemon'] : ['daemon', 'ceiling'];
         for (const t of order) {
           await sleep(SETTLE_MS);
-          const run = await measure(targetsOf[t], t, scenarios[name], opts.wrk, round);
+          const run = await measure(targetsOf[t], t, scenario(name), opts.wrk, round);
           runs.push(run);
-          const line = `round ${round} ${name.padEnd(7)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
+          const line = `round ${round} ${name.padEnd(11)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
             ` p50 ${run.wrk.latencyMs.p50.toFixed(2)} ms p99 ${run.wrk.latencyMs.p99.toFixed(2)} ms` +
             ` cpu ${run.cpu.server?.total.toFixed(0)}% (main ${run.cpu.server?.main.toFixed(0)}%) wrk ${run.cpu.wrk?.total.toFixed(0)}%` +
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
-            (run.check ? ` accepted ${run.check.acceptedEvents} (+${run.check.slackEvents} over wrk's count)` : '') +
+            (run.check ? ` ${checkLine(run, scenario(name))}` : '') +
             (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '');
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
@@ -154,12 +212,15 @@ async function main(): Promise<number> {
     if (opts.cpuProfDir) console.log(`daemon CPU profiles in ${opts.cpuProfDir}`);
   }
 
-  const summaries = opts.scenarios.map((s) => summarize(runs, s, scenarios[s].eventsPerRequest));
+  const summaries = opts.scenarios.map((s) => summarize(runs, s, scenarios.get(s)?.eventsPerRequest ?? 0));
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
   for (const n of saturationNotes(summaries)) console.log(n);
-  for (const s of summaries) console.log(`${s.scenario}: daemon accepted beyond wrk's count per round (in flight at the end): ${s.slackEvents.join(', ')} events`);
+  for (const s of summaries) {
+    const slack = s.eventsPerRequest > 0 ? `accepted ${s.slackEvents.join(', ')} events` : `answered ${s.slackRequests.join(', ')} requests`;
+    console.log(`${s.scenario}: daemon ${slack} beyond wrk's count per round (in flight at the end)`);
+  }
   const wrkCommands = [...new Set(runs.map((r) => r.wrk.command))];
   console.log(`\ncommand: ${command}\nwrk: ${wrkCommands.join('\n     ')}`);
 
@@ -169,7 +230,8 @@ async function main(): Promise<number> {
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, wrk: wrkVersion };
-    writeFileSync(file, `${JSON.stringify({ command, machine, options: opts, payload, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`);
+    const flags = flagSetup && { persons: PERSONS, flags: flagSetup.flags, cohorts: flagSetup.cohorts, definitionsBytes: flagSetup.definitionsBytes, probe: flagSetup.probe };
+    writeFileSync(file, `${JSON.stringify({ command, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`);
     console.log(`results: ${path.relative(ROOT, file)}`);
   }
   if (problems.length > 0) {
@@ -177,6 +239,15 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** The /metrics check of a daemon run, for its line: events for ingestion, answers by status otherwise. */
+function checkLine(run: Run, scenario: Scenario): string {
+  const c = run.check;
+  if (!c) return '';
+  if (scenario.eventsPerRequest > 0) return `accepted ${c.acceptedEvents} (+${c.slackEvents} over wrk's count)`;
+  const statuses = Object.entries(c.statuses).map(([status, n]) => `${status}×${n}`).join(' ');
+  return `answered ${c.answeredRequests} (+${c.slackRequests} over wrk's count; ${statuses || 'none'})`;
 }
 
 main().then(

@@ -6,7 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { BENCH_API_KEY } from './payloads.js';
+import type { RouteMatch } from './measure.js';
+import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY } from './payloads.js';
 
 /** The repository root, from dist/bench/servers.js. */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -122,6 +123,8 @@ export function startDaemon(s: DaemonSettings): Promise<Server> {
     HEDGEROW_HTTP_BACKEND: 'uws',
     HEDGEROW_LOG_LEVEL: 'info',
     HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: BENCH_API_KEY,
+    // The admin's key, so the runner can create the flag scenarios' flags and read definitions.
+    HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: BENCH_PERSONAL_API_KEY,
   };
   return spawnNode('daemon', [...s.nodeArgs, 'dist/src/cli/main.js', 'serve'], env, (lines) => {
     const listening = lines.find((x) => x.msg?.startsWith('listening on http://'));
@@ -133,35 +136,51 @@ export function startDaemon(s: DaemonSettings): Promise<Server> {
 export interface DaemonCounters {
   accepted: number;
   dropped: number;
-  /** hedgerow_http_requests_total summed by status. */
-  byStatus: Map<string, number>;
+  /** hedgerow_http_requests_total by route label, then status (summed over methods). */
+  requests: Map<string, Map<string, number>>;
 }
 
 /** Reads the counters the runner checks against wrk from GET /metrics. */
 export async function scrapeCounters(port: number): Promise<DaemonCounters> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const c: DaemonCounters = { accepted: 0, dropped: 0, byStatus: new Map() };
+  const c: DaemonCounters = { accepted: 0, dropped: 0, requests: new Map() };
   for (const line of text.split('\n')) {
     const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
     if (!m) continue;
     const [, name, labels = '', value] = m;
     if (name === 'hedgerow_events_accepted_total') c.accepted += Number(value);
     else if (name === 'hedgerow_events_dropped_total') c.dropped += Number(value);
-    else if (name === 'hedgerow_http_requests_total' && labels.includes('route="capture:')) {
+    else if (name === 'hedgerow_http_requests_total') {
+      const route = /route="([^"]*)"/.exec(labels)?.[1] ?? '?';
       const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';
-      c.byStatus.set(status, (c.byStatus.get(status) ?? 0) + Number(value));
+      const byStatus = c.requests.get(route) ?? new Map<string, number>();
+      byStatus.set(status, (byStatus.get(status) ?? 0) + Number(value));
+      c.requests.set(route, byStatus);
     }
   }
   return c;
 }
 
-/** Scrapes until the accepted count stops moving (requests in flight when wrk stopped are done). */
-export async function settledCounters(port: number, quietMs = 300): Promise<DaemonCounters> {
+/** The answers by status, summed over the routes `route` matches. */
+export function routeRequests(c: DaemonCounters, route: RouteMatch): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [label, byStatus] of c.requests) {
+    if (route.match === 'exact' ? label !== route.label : !label.startsWith(route.label)) continue;
+    for (const [status, n] of byStatus) out.set(status, (out.get(status) ?? 0) + n);
+  }
+  return out;
+}
+
+/**
+ * Scrapes until `progress` (accepted events plus the scenario's answered requests) stops moving:
+ * requests in flight when wrk stopped are done.
+ */
+export async function settledCounters(port: number, progress: (c: DaemonCounters) => number, quietMs = 300): Promise<DaemonCounters> {
   let prev = await scrapeCounters(port);
   for (;;) {
     await new Promise((r) => setTimeout(r, quietMs));
     const next = await scrapeCounters(port);
-    if (next.accepted === prev.accepted) return next;
+    if (progress(next) === progress(prev)) return next;
     prev = next;
   }
 }

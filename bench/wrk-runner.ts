@@ -19,6 +19,8 @@ export interface WrkResult {
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
   /** wrk's count of responses outside 2xx/3xx (0 when wrk printed no such line). */
   non2xx3xx: number;
+  /** Answers the script's own response check refused (bench/wrk/flags.lua with `check`); else 0. */
+  wrong: number;
   latencyMs: { mean: number; p50: number; p90: number; p99: number; p999: number; max: number };
   /** The exact command, for the report. */
   command: string;
@@ -50,7 +52,7 @@ export function startWrk(
   s: WrkSettings,
 ): { child: ChildProcess; done: Promise<WrkResult> } {
   const args = [`-t${s.threads}`, `-c${s.connections}`, `-d${s.durationSeconds}s`, '--latency', '-s', script, url, '--', ...scriptArgs];
-  const command = `wrk ${args.join(' ')}`;
+  const command = `wrk ${args.map(shellQuote).join(' ')}`;
   const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -72,10 +74,16 @@ export function startWrk(
   return { child, done };
 }
 
+/** Quotes an argument for the printed command (URLs with `&`, ETags with `"`), so it can be pasted. */
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]*$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
 function parse(json: string, text: string, command: string): WrkResult {
   const r = JSON.parse(json) as {
     duration_us: number;
     requests: number;
+    wrong: number;
     errors: WrkResult['errors'];
     latency_us: Record<'mean' | 'p50' | 'p90' | 'p99' | 'p999' | 'max', number>;
   };
@@ -87,6 +95,7 @@ function parse(json: string, text: string, command: string): WrkResult {
     requestsPerSecond: r.requests / seconds,
     errors: r.errors,
     non2xx3xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
+    wrong: r.wrong,
     latencyMs: {
       mean: ms(r.latency_us.mean),
       p50: ms(r.latency_us.p50),
@@ -99,8 +108,8 @@ function parse(json: string, text: string, command: string): WrkResult {
   };
 }
 
-/** Total of socket errors and bad statuses: anything but 0 makes a run invalid. */
+/** Total of socket errors, bad statuses and answers the script refused: anything but 0 makes a run invalid. */
 export function failures(r: WrkResult): number {
   const e = r.errors;
-  return e.connect + e.read + e.write + e.timeout + Math.max(e.status, r.non2xx3xx);
+  return e.connect + e.read + e.write + e.timeout + Math.max(e.status, r.non2xx3xx) + r.wrong;
 }

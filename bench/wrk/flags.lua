@@ -1,0 +1,45 @@
+-- POSTs `/flags/?v=2` for a random seeded person per request, as posthog-node's getAllFlags does.
+-- Usage: wrk ... -s flags.lua <url> -- <project token> <persons> [check]
+-- The body is {"token":"…","distinct_id":"person-NNNNNN"}: the id is drawn uniformly from
+-- 0 … persons-1 (math.random, seeded per thread) and has a fixed width, so every body differs
+-- and none changes length.
+-- With `check` (daemon runs only: the ceiling answers {"status":1}) every answer must be a 200
+-- whose body says "errorsWhileComputingFlags":false; others count as `wrong` (report.lua). The
+-- daemon answers a timed-out evaluation with a flag-less 200 and errorsWhileComputingFlags true,
+-- which the status alone would count as served.
+dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua')
+
+local DISTINCT = '@DIST@'
+local head, tail, persons = nil, nil, 0
+local next_thread = 0
+
+-- Runs in the main Lua state; `thread:set` makes `thread_no` a global of that thread's state.
+function setup(thread)
+  thread:set('thread_no', next_thread)
+  next_thread = next_thread + 1
+  table.insert(threads, thread)
+end
+
+local OK_MARKER = '"errorsWhileComputingFlags":false'
+wrong = 0
+
+local function check(status, headers, body)
+  if status ~= 200 or not body or not body:find(OK_MARKER, 1, true) then wrong = wrong + 1 end
+end
+
+function init(args)
+  local token = assert(args[1], 'usage: flags.lua -- <project token> <persons>')
+  persons = assert(tonumber(args[2]), 'usage: flags.lua -- <project token> <persons>')
+  assert(persons >= 1 and persons <= 1000000, 'persons must be 1 … 1,000,000 (six digits)')
+  math.randomseed(os.time() * 1000 + (thread_no or 0) * 7919)
+  local body = '{"token":"' .. token .. '","distinct_id":"person-' .. DISTINCT .. '"}'
+  local req = wrk.format('POST', nil, { ['Content-Type'] = 'application/json' }, body)
+  local at = assert(req:find(DISTINCT, 1, true))
+  head, tail = req:sub(1, at - 1), req:sub(at + #DISTINCT)
+  -- wrk asks whether `response` exists after init: defining it here turns body checks on.
+  if args[3] == 'check' then response = check end
+end
+
+function request()
+  return head .. string.format('%06d', math.random(0, persons - 1)) .. tail
+end
