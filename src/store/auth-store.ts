@@ -83,7 +83,8 @@ const MAX_CACHED_TOKENS = 10_000;
 
 export class AuthStore {
   private readonly tokenCache = new Map<string, Project | undefined>();
-  private tokenCacheVersion = -1;
+  private readonly personalKeyCache = new Map<string, { key: PersonalApiKey; user: User } | undefined>();
+  private cacheVersion = -1;
 
   constructor(private readonly dbs: StoreDatabases) {}
 
@@ -95,11 +96,8 @@ export class AuthStore {
    * lookups and the record decoding (measured: ~10% of the main thread's time on /capture/).
    */
   projectByToken(token: string): Project | undefined {
-    const version = (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0;
-    if (version !== this.tokenCacheVersion || this.tokenCache.size >= MAX_CACHED_TOKENS) {
-      this.tokenCache.clear();
-      this.tokenCacheVersion = version;
-    }
+    this.checkCacheVersion();
+    if (this.tokenCache.size >= MAX_CACHED_TOKENS) this.tokenCache.clear();
     if (this.tokenCache.has(token)) return this.tokenCache.get(token);
     const id = this.dbs.auth.get(K.projectToken(token)) as number | undefined;
     const project = id === undefined ? undefined : this.project(id);
@@ -124,12 +122,29 @@ export class AuthStore {
     return id === undefined ? undefined : this.user(id);
   }
 
-  /** The key record and its user for a presented secret, or undefined when unknown. */
+  /**
+   * The key record and its user for a presented secret, or undefined when unknown. Cached like
+   * tokens (SDKs polling flag definitions present the same key every few seconds; the lookup
+   * costs a SHA-256 and two record reads). The records returned are shared: do not mutate them.
+   */
   personalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
+    this.checkCacheVersion();
+    if (this.personalKeyCache.has(secret)) return this.personalKeyCache.get(secret);
+    if (this.personalKeyCache.size >= MAX_CACHED_TOKENS) this.personalKeyCache.clear();
     const key = this.dbs.auth.get(K.pak(hashPersonalApiKey(secret))) as PersonalApiKey | undefined;
-    if (!key) return undefined;
-    const user = this.user(key.user_id);
-    return user ? { key, user } : undefined;
+    const user = key ? this.user(key.user_id) : undefined;
+    const found = key && user ? { key, user } : undefined;
+    this.personalKeyCache.set(secret, found);
+    return found;
+  }
+
+  /** Every auth write bumps `auth_version`; the caches hold only while it stays the same. */
+  private checkCacheVersion(): void {
+    const version = (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0;
+    if (version === this.cacheVersion) return;
+    this.tokenCache.clear();
+    this.personalKeyCache.clear();
+    this.cacheVersion = version;
   }
 
   /** Projects a user may use: every project of the user's organization. */
