@@ -5,10 +5,20 @@
  */
 import path from 'node:path';
 import { CpuSampler, memory, type CpuUsage, type Memory } from './proc-sampler.js';
-import { ROOT, routeRequests, scrapeCounters, settledCounters, type DaemonCounters, type Server } from './servers.js';
+import {
+  personsCaughtUp,
+  ROOT,
+  routeRequests,
+  scrapeCounters,
+  scrapePersons,
+  settledCounters,
+  type DaemonCounters,
+  type PersonCounters,
+  type Server,
+} from './servers.js';
 import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
 
-export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions'] as const;
+export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions', 'persons'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 export type Target = 'ceiling' | 'daemon';
 
@@ -33,6 +43,33 @@ export interface Scenario {
   route: RouteMatch;
   /** The status every daemon answer must have: 200, or 304 for a matching ETag. */
   status: string;
+  /** Daemon runs also measure the person processor (PersonsCheck). */
+  persons?: boolean;
+}
+
+/** Longest wait for the person processor to catch up (the route's own maximum). */
+export const CATCH_UP_TIMEOUT_MS = 60_000;
+
+/** The person processor over one daemon run of the `persons` scenario. */
+export interface PersonsCheck {
+  /** wrk's duration. */
+  runSeconds: number;
+  /** Accepted events (delta) ÷ runSeconds. */
+  ingestedPerSecond: number;
+  /** Events applied between the start and wrk's end, and that ÷ runSeconds. */
+  processedDuringRun: number;
+  processedPerSecond: number;
+  /** Events applied until caught up, and that ÷ (runSeconds + catchUpSeconds). */
+  processedTotal: number;
+  overallPerSecond: number;
+  /** hedgerow_person_processor_events_behind at wrk's end. */
+  behindAtEnd: number;
+  /** From wrk's end until /_persons/caught_up answered 200 (or gave up: caughtUp false). */
+  catchUpSeconds: number;
+  caughtUp: boolean;
+  /** From the delta of hedgerow_person_processing_lag_seconds (one observation per event block). */
+  lagMs: { p50: number; p99: number };
+  lagBlocks: number;
 }
 
 export interface DaemonCheck {
@@ -64,6 +101,8 @@ export interface Run {
    */
   cpu: { server: CpuUsage | undefined; wrk: CpuUsage | undefined; machineIdlePct: number; otherPct: number };
   check: DaemonCheck | undefined;
+  /** The `persons` scenario's daemon runs only. */
+  persons?: PersonsCheck;
   /** The daemon's memory once the run settled (its file-backed part grows with the LMDB data). */
   memory: Memory | undefined;
   /** Anything that makes the number unusable: socket errors, bad statuses, missing events. */
@@ -81,7 +120,11 @@ export async function measure(
   settings: WrkSettings,
   round: number,
 ): Promise<Run> {
+  const withPersons = target === 'daemon' && scenario.persons === true;
+  // Start from an idle processor: earlier scenarios' events may still be queued for it.
+  if (withPersons) await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS));
   const before = target === 'daemon' ? await reach(server, () => scrapeCounters(server.port)) : undefined;
+  const personsBefore = withPersons ? await reach(server, () => scrapePersons(server.port)) : undefined;
   const url = `http://127.0.0.1:${server.port}${scenario.path}`;
   const args = target === 'daemon' ? [...scenario.scriptArgs, ...scenario.daemonScriptArgs] : scenario.scriptArgs;
   const wrk = startWrk(url, scenario.script, args, settings);
@@ -100,7 +143,16 @@ export async function measure(
         (result.wrong > 0 ? `, ${result.wrong} answers failing the script's body check` : ''),
     );
   }
+  let personsAtEnd: PersonCounters | undefined;
+  let catchUp: { seconds: number; ok: boolean } | undefined;
+  if (personsBefore) {
+    const end = performance.now();
+    personsAtEnd = await reach(server, () => scrapePersons(server.port));
+    const ok = await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS));
+    catchUp = { seconds: (performance.now() - end) / 1000, ok };
+  }
   let check: DaemonCheck | undefined;
+  let persons: PersonsCheck | undefined;
   if (before) {
     const progress = (c: DaemonCounters) => c.accepted + total(routeRequests(c, scenario.route));
     const after = await reach(server, () => settledCounters(server.port, progress));
@@ -116,6 +168,15 @@ export async function measure(
       problems.push(`daemon accepted ${check.acceptedEvents} events, wrk completed ${check.expectedEvents} (slack allowed 0..${maxSlack})`);
     }
     if (check.droppedEvents > 0) problems.push(`daemon dropped ${check.droppedEvents} events`);
+    if (personsBefore && personsAtEnd && catchUp) {
+      // Requests in flight at wrk's end committed after the first wait: wait for them too.
+      const ok = catchUp.ok && (await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS)));
+      const personsAfter = await reach(server, () => scrapePersons(server.port));
+      persons = personsCheck(personsBefore, personsAtEnd, personsAfter, check.acceptedEvents, result.seconds, { ...catchUp, ok });
+      if (ok && persons.processedTotal !== check.acceptedEvents) {
+        problems.push(`the person processor applied ${persons.processedTotal} events once caught up, the daemon accepted ${check.acceptedEvents}`);
+      }
+    }
     const bad = Object.entries(check.statuses).filter(([status]) => status !== scenario.status);
     if (bad.length > 0) problems.push(`daemon answered statuses other than ${scenario.status}: ${JSON.stringify(Object.fromEntries(bad))}`);
   }
@@ -129,6 +190,7 @@ export async function measure(
     wrk: result,
     cpu: { server: serverCpu, wrk: wrkCpu, machineIdlePct: sampler.machineIdle(), otherPct },
     check,
+    ...(persons ? { persons } : {}),
     memory: target === 'daemon' ? memory(server.pid) : undefined,
     problems,
   };
@@ -167,4 +229,52 @@ function compare(a: DaemonCounters, b: DaemonCounters, requests: number, scenari
     droppedEvents: b.dropped - a.dropped,
     statuses,
   };
+}
+
+function personsCheck(
+  before: PersonCounters,
+  atEnd: PersonCounters,
+  after: PersonCounters,
+  accepted: number,
+  runSeconds: number,
+  catchUp: { seconds: number; ok: boolean },
+): PersonsCheck {
+  const lag = after.lagBuckets.map((b) => ({ le: b.le, count: b.count - (before.lagBuckets.find((x) => x.le === b.le)?.count ?? 0) }));
+  const processedDuringRun = atEnd.processed - before.processed;
+  const processedTotal = after.processed - before.processed;
+  return {
+    runSeconds,
+    ingestedPerSecond: accepted / runSeconds,
+    processedDuringRun,
+    processedPerSecond: processedDuringRun / runSeconds,
+    processedTotal,
+    overallPerSecond: processedTotal / (runSeconds + catchUp.seconds),
+    behindAtEnd: atEnd.behind,
+    catchUpSeconds: catchUp.seconds,
+    caughtUp: catchUp.ok,
+    lagMs: { p50: histogramQuantile(0.5, lag) * 1000, p99: histogramQuantile(0.99, lag) * 1000 },
+    lagBlocks: lag.at(-1)?.count ?? 0,
+  };
+}
+
+/**
+ * Prometheus's histogram_quantile over cumulative buckets (ascending `le`, +Inf last): linear
+ * interpolation inside the bucket the rank falls in; the largest finite bound when it falls in
+ * +Inf; NaN without observations.
+ */
+export function histogramQuantile(q: number, buckets: { le: number; count: number }[]): number {
+  const total = buckets.at(-1)?.count ?? 0;
+  if (total <= 0) return NaN;
+  const rank = q * total;
+  let prevLe = 0;
+  let prevCount = 0;
+  for (const b of buckets) {
+    if (b.count >= rank) {
+      if (!Number.isFinite(b.le)) return prevLe;
+      return b.count === prevCount ? b.le : prevLe + ((b.le - prevLe) * (rank - prevCount)) / (b.count - prevCount);
+    }
+    prevLe = b.le;
+    prevCount = b.count;
+  }
+  return prevLe;
 }

@@ -1,6 +1,7 @@
 /**
  * Request bodies shaped like the ones posthog-node sends: one event per `/capture/` request, or
- * `{api_key, batch: [...], sent_at}` of 100 events per `/batch/` request, gzip'd.
+ * `{api_key, batch: [...], sent_at}` of 100 events per `/batch/` request, gzip'd, and for the
+ * `persons` scenario several such batches with `$identify` and `$set` events over 100,000 ids.
  * The capture body carries fixed-width placeholders that bench/wrk/capture.lua replaces per
  * request, so every request has its own uuid and a varying distinct_id at the same length.
  */
@@ -71,12 +72,61 @@ export function batchBody(timestamp: string, n = EVENTS_PER_BATCH): string {
   return JSON.stringify({ api_key: BENCH_API_KEY, batch, sent_at: timestamp });
 }
 
+/** The `persons` scenario: this many different `/batch/` bodies, rotated by bench/wrk/persons.lua. */
+export const PERSONS_BODIES = 20;
+/** Its distinct ids: `user-N` and `anon-N` for N in 0 … PERSON_IDS-1. */
+export const PERSON_IDS = 100_000;
+
+/** mulberry32: the persons bodies are the same on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * One `/batch/` body of the `persons` scenario (number `k` of PERSONS_BODIES): posthog-node events
+ * whose every tenth is an `$identify` of `user-N` with `$anon_distinct_id: anon-N` and a `$set`,
+ * every tenth (offset by five) a `$set` event of `user-N`, the rest ordinary events of `user-N` or
+ * `anon-N`; N drawn uniformly from PERSON_IDS (seeded by `k`).
+ */
+export function personsBody(timestamp: string, k: number, n = EVENTS_PER_BATCH): string {
+  const random = prng(0x5eed + k);
+  const id = () => Math.floor(random() * PERSON_IDS);
+  const batch = Array.from({ length: n }, (_, i) => {
+    const who = id();
+    const common = { type: 'capture', library: LIB.$lib, library_version: LIB.$lib_version, timestamp };
+    const set = { email: `user-${who}@example.com`, plan: i % 3 === 0 ? 'enterprise' : 'free', seen: k * n + i, ...LIB };
+    if (i % 10 === 0) {
+      return { ...common, event: '$identify', distinct_id: `user-${who}`, properties: { $anon_distinct_id: `anon-${who}`, $set: set, ...LIB } };
+    }
+    if (i % 10 === 5) return { ...common, event: '$set', distinct_id: `user-${who}`, properties: { $set: set, ...LIB } };
+    return {
+      ...common,
+      event: i % 4 === 0 ? 'signed_up' : '$pageview',
+      distinct_id: random() < 0.5 ? `user-${who}` : `anon-${who}`,
+      properties: properties(k * n + i),
+    };
+  });
+  return JSON.stringify({ api_key: BENCH_API_KEY, batch, sent_at: timestamp });
+}
+
 export interface PayloadFiles {
   captureTemplate: string;
   batchGzip: string;
+  /** PERSONS_BODIES gzip'd bodies of the `persons` scenario. */
+  personsGzip: string[];
   captureBytes: number;
   batchBytes: number;
   batchGzipBytes: number;
+  /** Mean size of the persons bodies, plain and gzip'd. */
+  personsBytes: number;
+  personsGzipBytes: number;
 }
 
 /** Writes the bodies wrk loads (the gzip one in binary) into `dir`. */
@@ -88,5 +138,24 @@ export function writePayloads(dir: string): PayloadFiles {
   const files = { captureTemplate: path.join(dir, 'capture.json'), batchGzip: path.join(dir, 'batch.json.gz') };
   writeFileSync(files.captureTemplate, capture);
   writeFileSync(files.batchGzip, gz);
-  return { ...files, captureBytes: Buffer.byteLength(capture), batchBytes: Buffer.byteLength(batch), batchGzipBytes: gz.length };
+  let personsBytes = 0;
+  let personsGzipBytes = 0;
+  const personsGzip = Array.from({ length: PERSONS_BODIES }, (_, k) => {
+    const body = personsBody(now, k);
+    const z = gzipSync(body);
+    personsBytes += Buffer.byteLength(body);
+    personsGzipBytes += z.length;
+    const file = path.join(dir, `persons-${String(k).padStart(2, '0')}.json.gz`);
+    writeFileSync(file, z);
+    return file;
+  });
+  return {
+    ...files,
+    personsGzip,
+    captureBytes: Buffer.byteLength(capture),
+    batchBytes: Buffer.byteLength(batch),
+    batchGzipBytes: gz.length,
+    personsBytes: Math.round(personsBytes / PERSONS_BODIES),
+    personsGzipBytes: Math.round(personsGzipBytes / PERSONS_BODIES),
+  };
 }

@@ -59,12 +59,43 @@ export interface ScenarioSummary {
   slackEvents: number[];
   /** Requests the daemon answered beyond wrk's count, per round (in flight at the end). */
   slackRequests: number[];
+  /** The person processor over the daemon runs (`persons` scenario only). */
+  persons?: PersonsSummary;
+}
+
+export interface PersonsSummary {
+  ingestedPerSecond: Spread;
+  processedPerSecond: Spread;
+  overallPerSecond: Spread;
+  behindAtEnd: Spread;
+  catchUpSeconds: Spread;
+  lagP50Ms: Spread;
+  lagP99Ms: Spread;
+  /** Runs where /_persons/caught_up gave up. */
+  notCaughtUp: number;
+  runs: number;
 }
 
 /** The quiet runs if there are any, else all of them. */
 function preferQuiet(runs: Run[]): Run[] {
   const quiet = runs.filter((r) => !isNoisy(r));
   return quiet.length > 0 ? quiet : runs;
+}
+
+function summarizePersons(runs: Run[]): PersonsSummary | undefined {
+  const p = runs.flatMap((r) => (r.persons ? [r.persons] : []));
+  if (p.length === 0) return undefined;
+  return {
+    ingestedPerSecond: spread(p.map((x) => x.ingestedPerSecond)),
+    processedPerSecond: spread(p.map((x) => x.processedPerSecond)),
+    overallPerSecond: spread(p.map((x) => x.overallPerSecond)),
+    behindAtEnd: spread(p.map((x) => x.behindAtEnd)),
+    catchUpSeconds: spread(p.map((x) => x.catchUpSeconds)),
+    lagP50Ms: spread(p.map((x) => x.lagMs.p50)),
+    lagP99Ms: spread(p.map((x) => x.lagMs.p99)),
+    notCaughtUp: p.filter((x) => !x.caughtUp).length,
+    runs: p.length,
+  };
 }
 
 export function summarize(runs: Run[], scenario: ScenarioName, eventsPerRequest: number): ScenarioSummary {
@@ -98,7 +129,26 @@ export function summarize(runs: Run[], scenario: ScenarioName, eventsPerRequest:
     saturation: by((t) => of(t).map(saturation)),
     slackEvents: all('daemon').map((r) => r.check?.slackEvents ?? NaN),
     slackRequests: all('daemon').map((r) => r.check?.slackRequests ?? NaN),
+    ...(() => {
+      const persons = summarizePersons(of('daemon'));
+      return persons ? { persons } : {};
+    })(),
   };
+}
+
+/** The person processor next to the ingestion rate, one line per scenario that measured it. */
+export function personsLines(summaries: ScenarioSummary[]): string[] {
+  return summaries.flatMap((s) => {
+    const p = s.persons;
+    if (!p) return [];
+    return [
+      `${s.scenario}: ingestion ${fmt(p.ingestedPerSecond)} events/s; person processor ${fmt(p.processedPerSecond)} events/s during the run, ` +
+        `${fmt(p.overallPerSecond)} until caught up (${fmt(p.catchUpSeconds, 2)} s after wrk's end` +
+        `${p.notCaughtUp > 0 ? `; NOT caught up within the wait in ${p.notCaughtUp}/${p.runs} runs` : ''}); ` +
+        `events behind at wrk's end ${fmt(p.behindAtEnd)}; lag p50 ${fmt(p.lagP50Ms, 1)} ms, p99 ${fmt(p.lagP99Ms, 1)} ms ` +
+        '(hedgerow_person_processing_lag_seconds, per event block, interpolated in its buckets)',
+    ];
+  });
 }
 
 /** "none (CPU idle) ×2, all cores busy" */
@@ -152,8 +202,11 @@ export interface TargetCheck {
 export const FLAGS_MIN_RPS = 30_000;
 export const FLAGS_MAX_P99_MS = 5;
 export const DEFINITIONS_MIN_RATIO = 0.5;
+/** The persons issue: the processor keeps up with this many events/s, with this lag p99. */
+export const PERSONS_MIN_EVENTS_PER_SECOND = 100_000;
+export const PERSONS_MAX_LAG_P99_MS = 250;
 
-/** The targets of the scenarios that ran (issue 2: capture, batch, memory; the flags issue: flags, definitions). */
+/** The targets of the scenarios that ran (issue 2: capture, batch, memory; the flags issue: flags, definitions; persons). */
 export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): TargetCheck[] {
   const out: TargetCheck[] = [];
   const of = (name: ScenarioName) => summaries.find((s) => s.scenario === name);
@@ -161,6 +214,7 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): 
   const batch = of('batch');
   const flags = of('flags');
   const definitions = of('definitions');
+  const persons = of('persons')?.persons;
   if (capture) {
     out.push({ name: '/capture/ daemon/ceiling ≥ 0.5', value: fmt(capture.ratio, 3), pass: capture.ratio.median >= 0.5 });
     out.push({ name: '/capture/ p99 < 5 ms', value: `${fmt(capture.p99Ms.daemon, 2)} ms`, pass: capture.p99Ms.daemon.median < 5 });
@@ -188,6 +242,21 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): 
         `${fmt(definitions.ratio, 3)} (${fmt(definitions.rps.daemon)} req/s; ` +
         `p50 ${fmt(definitions.p50Ms.daemon, 2)} ms, p99 ${fmt(definitions.p99Ms.daemon, 2)} ms)`,
       pass: definitions.ratio.median >= DEFINITIONS_MIN_RATIO,
+    });
+  }
+  if (persons) {
+    const caught = persons.notCaughtUp === 0 ? '' : `; not caught up in ${persons.notCaughtUp}/${persons.runs} runs`;
+    out.push({
+      name: `persons: processor ≥ ${num(PERSONS_MIN_EVENTS_PER_SECOND)} events/s`,
+      value:
+        `${fmt(persons.processedPerSecond)} events/s during the run, ${fmt(persons.overallPerSecond)} until caught up ` +
+        `(ingestion ${fmt(persons.ingestedPerSecond)} events/s)${caught}`,
+      pass: persons.processedPerSecond.median >= PERSONS_MIN_EVENTS_PER_SECOND && persons.notCaughtUp === 0,
+    });
+    out.push({
+      name: `persons: processing lag p99 < ${PERSONS_MAX_LAG_P99_MS} ms`,
+      value: `${fmt(persons.lagP99Ms, 1)} ms (p50 ${fmt(persons.lagP50Ms, 1)} ms)${caught}`,
+      pass: persons.lagP99Ms.median < PERSONS_MAX_LAG_P99_MS && persons.notCaughtUp === 0,
     });
   }
   if (mem) {

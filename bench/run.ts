@@ -2,8 +2,9 @@
  * `npm run bench`: the end-to-end benchmark. Starts the ack-only ceiling and the daemon, then for
  * each round drives both with the same wrk settings, back to back (alternating which goes first),
  * for `/capture/` (one event per request), `/batch/` (100 gzip'd events per request), `/flags/?v=2`
- * (random persons of 100,000 against 50 flags) and `/flags/definitions` (the 304 of a matching
- * ETag). The flag scenarios' persons are written into the store before the daemon starts, their
+ * (random persons of 100,000 against 50 flags), `/flags/definitions` (the 304 of a matching
+ * ETag) and `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000 ids, with the person
+ * processor's rate and lag next to the ingestion rate). The flag scenarios' persons are written into the store before the daemon starts, their
  * flags made through the management API after. Prints medians with their spread, the
  * daemon/ceiling ratio, CPU saturation, the /metrics check, the daemon's memory and the targets
  * of the scenarios that ran. Exits 1 when any run saw errors.
@@ -14,9 +15,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PERSONS } from './flag-fixtures.js';
 import { measure, SCENARIO_NAMES, wrkScript, type Run, type Scenario, type ScenarioName, type Target } from './measure.js';
-import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, EVENTS_PER_BATCH, writePayloads, type PayloadFiles } from './payloads.js';
+import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, EVENTS_PER_BATCH, PERSONS_BODIES, writePayloads, type PayloadFiles } from './payloads.js';
 import { memory, type Memory } from './proc-sampler.js';
-import { isNoisy, saturation, saturationNotes, summarize, table, targets } from './report.js';
+import { isNoisy, personsLines, saturation, saturationNotes, summarize, table, targets } from './report.js';
 import { createFlags, DEFINITIONS_PATH, FLAGS_PATH, seedPersons, type FlagSetup } from './seed-flags.js';
 import { killServers, ROOT, startAckServer, startDaemon, type Server } from './servers.js';
 import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
@@ -27,11 +28,14 @@ const USAGE = `usage: npm run bench -- [options]
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
-  --only <scenarios>  comma-separated, of capture, batch, flags, definitions (default all four:
-                      with the default durations about 5 minutes; seeding the
+  --only <scenarios>  comma-separated, of capture, batch, flags, definitions, persons (default
+                      all five: with the default durations about 6 minutes; seeding the
                       100,000 persons takes about a second)
                       flags: POST /flags/?v=2, random persons of 100,000, 50 flags;
-                      definitions: GET /flags/definitions with a matching If-None-Match (304)
+                      definitions: GET /flags/definitions with a matching If-None-Match (304);
+                      persons: POST /batch/ rotating 20 bodies with 10% $identify and 10% $set
+                      over 100,000 ids; reports the person processor's events/s and lag
+                      (from /metrics) and waits for it to catch up after each daemon run
   --sync <mode>       daemon HEDGEROW_SYNC: durable | async | none (default durable)
   --json              also write bench/results/<timestamp>.json
   --keep-data         keep the daemon's temporary data directory
@@ -110,6 +114,8 @@ function scenariosOf(names: ScenarioName[], payload: PayloadFiles, flagSetup: Fl
           eventsPerRequest: 0,
           route: { label: 'flags', match: 'exact' },
         };
+      case 'persons':
+        return { ...common, path: '/batch/', scriptArgs: payload.personsGzip, eventsPerRequest: EVENTS_PER_BATCH, route: capture, persons: true };
       case 'definitions':
         if (!flagSetup) throw new Error('the definitions scenario needs the flag setup');
         return {
@@ -146,7 +152,10 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const command = [...passedEnv, 'npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
   console.log(`${command}\n${wrkVersion}; ${os.cpus().length} cores; node ${process.version}; sync ${opts.sync}`);
-  console.log(`bodies: capture ${payload.captureBytes} B; batch ${EVENTS_PER_BATCH} events ${payload.batchBytes} B, gzip ${payload.batchGzipBytes} B`);
+  console.log(
+    `bodies: capture ${payload.captureBytes} B; batch ${EVENTS_PER_BATCH} events ${payload.batchBytes} B, gzip ${payload.batchGzipBytes} B; ` +
+      `persons ${PERSONS_BODIES} × ${EVENTS_PER_BATCH} events, mean ${payload.personsBytes} B, gzip ${payload.personsGzipBytes} B`,
+  );
   let scenarios = new Map<ScenarioName, Scenario>();
   let flagSetup: FlagSetup | undefined;
 
@@ -195,6 +204,7 @@ async function main(): Promise<number> {
             ` cpu ${run.cpu.server?.total.toFixed(0)}% (main ${run.cpu.server?.main.toFixed(0)}%) wrk ${run.cpu.wrk?.total.toFixed(0)}%` +
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
             (run.check ? ` ${checkLine(run, scenario(name))}` : '') +
+            (run.persons ? ` ${personsLine(run.persons)}` : '') +
             (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '');
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
@@ -216,6 +226,7 @@ async function main(): Promise<number> {
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
+  for (const l of personsLines(summaries)) console.log(l);
   for (const n of saturationNotes(summaries)) console.log(n);
   for (const s of summaries) {
     const slack = s.eventsPerRequest > 0 ? `accepted ${s.slackEvents.join(', ')} events` : `answered ${s.slackRequests.join(', ')} requests`;
@@ -248,6 +259,16 @@ function checkLine(run: Run, scenario: Scenario): string {
   if (scenario.eventsPerRequest > 0) return `accepted ${c.acceptedEvents} (+${c.slackEvents} over wrk's count)`;
   const statuses = Object.entries(c.statuses).map(([status, n]) => `${status}×${n}`).join(' ');
   return `answered ${c.answeredRequests} (+${c.slackRequests} over wrk's count; ${statuses || 'none'})`;
+}
+
+/** The person processor over a `persons` daemon run, for its line. */
+function personsLine(p: NonNullable<Run['persons']>): string {
+  const n = (x: number) => Math.round(x).toLocaleString('en-US');
+  return (
+    `| ingestion ${n(p.ingestedPerSecond)} ev/s; processor ${n(p.processedPerSecond)} ev/s (${n(p.overallPerSecond)} until caught up), ` +
+    `behind ${n(p.behindAtEnd)} at the end, ${p.caughtUp ? 'caught up' : 'NOT caught up'} after ${p.catchUpSeconds.toFixed(2)} s, ` +
+    `lag p50 ${p.lagMs.p50.toFixed(1)} ms p99 ${p.lagMs.p99.toFixed(1)} ms |`
+  );
 }
 
 main().then(

@@ -184,3 +184,38 @@ export async function settledCounters(port: number, progress: (c: DaemonCounters
     prev = next;
   }
 }
+
+/** The person processor's metrics (the `persons` scenario). */
+export interface PersonCounters {
+  /** hedgerow_person_events_processed_total summed over outcomes: events applied. */
+  processed: number;
+  /** hedgerow_person_processor_events_behind. */
+  behind: number;
+  /** hedgerow_person_processing_lag_seconds: cumulative counts by upper bound (s), +Inf last. */
+  lagBuckets: { le: number; count: number }[];
+}
+
+export async function scrapePersons(port: number): Promise<PersonCounters> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const c: PersonCounters = { processed: 0, behind: 0, lagBuckets: [] };
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
+    if (!m) continue;
+    const [, name, labels = '', value] = m;
+    if (name === 'hedgerow_person_events_processed_total') c.processed += Number(value);
+    else if (name === 'hedgerow_person_processor_events_behind') c.behind = Number(value);
+    else if (name === 'hedgerow_person_processing_lag_seconds_bucket') {
+      const le = /le="([^"]*)"/.exec(labels)?.[1] ?? '+Inf';
+      c.lagBuckets.push({ le: le === '+Inf' ? Infinity : Number(le), count: Number(value) });
+    }
+  }
+  c.lagBuckets.sort((a, b) => a.le - b.le);
+  return c;
+}
+
+/** GET /_persons/caught_up: true once the processor applied everything committed before the call. */
+export async function personsCaughtUp(port: number, timeoutMs: number): Promise<boolean> {
+  const res = await fetch(`http://127.0.0.1:${port}/_persons/caught_up?timeout_ms=${timeoutMs}`);
+  await res.text();
+  return res.status === 200;
+}
