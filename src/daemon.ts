@@ -89,6 +89,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
       return undefined;
     },
+    freshReads: () => dbs.root.resetReadTxn(),
   });
   addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
   const rbac = new RbacStore(dbs);

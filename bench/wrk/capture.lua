@@ -5,13 +5,6 @@ dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua')
 
 local UUID_TAIL, DISTINCT = '@UUIDTAIL@@@', '@DIST@'
 local pieces, counter, tid = nil, 0, 0
-local next_thread = 0
-
--- Runs in the main Lua state; `thread:set` makes `thread_no` a global of that thread's state.
-function setup(thread)
-  thread:set('thread_no', next_thread)
-  next_thread = next_thread + 1
-end
 
 local function split(s, marker)
   local at = assert(s:find(marker, 1, true), 'placeholder ' .. marker .. ' missing')

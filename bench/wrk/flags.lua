@@ -11,14 +11,6 @@ dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua')
 
 local DISTINCT = '@DIST@'
 local head, tail, persons = nil, nil, 0
-local next_thread = 0
-
--- Runs in the main Lua state; `thread:set` makes `thread_no` a global of that thread's state.
-function setup(thread)
-  thread:set('thread_no', next_thread)
-  next_thread = next_thread + 1
-  table.insert(threads, thread)
-end
 
 local OK_MARKER = '"errorsWhileComputingFlags":false'
 wrong = 0

@@ -4,15 +4,6 @@
 -- Usage: wrk ... -s persons.lua <url> -- <persons-00.json.gz> [<persons-01.json.gz> …]
 dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua')
 
-local next_thread = 0
-
--- Runs in the main Lua state; `thread:set` makes `thread_no` a global of that thread's state.
-function setup(thread)
-  thread:set('thread_no', next_thread)
-  next_thread = next_thread + 1
-  table.insert(threads, thread)
-end
-
 local requests, at = {}, 0
 
 function init(args)

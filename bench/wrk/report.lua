@@ -1,8 +1,17 @@
 -- Shared by the wrk scripts: prints one machine-readable line that bench/wrk-runner.ts parses.
 -- Latencies are in microseconds; errors.status counts responses with a status above 399;
 -- `wrong` counts answers a script's response() check refused (a global of each thread's state,
--- summed over the threads its setup() put in `threads`; 0 for scripts that check nothing).
+-- summed over the threads in `threads`; 0 for scripts that check nothing).
 threads = {}
+local next_thread = 0
+
+-- Runs in the main Lua state for each thread: numbers it (`thread_no`, a global of that thread's
+-- state, for per-thread seeds and offsets) and keeps it for done().
+function setup(thread)
+  thread:set('thread_no', next_thread)
+  next_thread = next_thread + 1
+  table.insert(threads, thread)
+end
 
 function done(summary, latency, requests)
   local e = summary.errors

@@ -5,7 +5,7 @@
  * functions of src/persons/; this module only reads and writes records.
  */
 import { allocateGroupTypeIndex } from '../persons/group-types.js';
-import { applyGroupSet, parseGroupIdentify } from '../persons/group-event.js';
+import { applyGroupSet, groupTypesOf, parseGroupIdentify } from '../persons/group-event.js';
 import { isIllegalMergeId } from '../persons/illegal-distinct-id.js';
 import { mayMerge, mergedPerson } from '../persons/merge-persons.js';
 import { planPersonEvent, processesPerson, type MergeKind } from '../persons/person-event.js';
@@ -40,22 +40,19 @@ export function applyEvent(batch: PersonBatch, e: StoredEvent): ApplyOutcome {
 
 function applyGroups(batch: PersonBatch, e: StoredEvent): void {
   const project = e.project_id;
-  const groups = e.properties.$groups;
+  const named = groupTypesOf(e.properties.$groups);
   const identify = parseGroupIdentify(e);
-  if (identify === undefined && (typeof groups !== 'object' || groups === null || Array.isArray(groups))) return;
+  if (identify === undefined && named.length === 0) return;
   const types = batch.groupTypes(project);
   const indexOf = (name: string): number | undefined => {
     const known = types.get(name);
     if (known !== undefined) return known;
     const index = allocateGroupTypeIndex(types, name);
     if (index === undefined) return undefined;
-    types.set(name, index);
     batch.addGroupType(project, name, index);
     return index;
   };
-  if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
-    for (const name of Object.keys(groups)) indexOf(name);
-  }
+  for (const name of named) indexOf(name);
   if (identify === undefined) return;
   const index = indexOf(identify.groupType);
   if (index === undefined) return;

@@ -24,6 +24,8 @@ export class PersonBatch {
   private readonly owners = new Map<string, number | null>();
   /** Next person id per project, written back at flush. */
   private readonly nextPersonId = new Map<number, number>();
+  /** Group type name → index per project, read once per batch. */
+  private readonly groupTypeMaps = new Map<number, Map<string, number>>();
 
   /** Call only inside a write transaction (`transactionSync`). */
   constructor(private readonly dbs: StoreDatabases) {}
@@ -102,17 +104,22 @@ export class PersonBatch {
     this.dirty.delete(k);
   }
 
-  /** Name → index of the project's group types. */
-  groupTypes(projectId: number): Map<string, number> {
-    const out = new Map<string, number>();
-    for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
-      out.set((key as [number, string])[1], value as number);
+  /** Name → index of the project's group types (the batch's own view: do not modify it). */
+  groupTypes(projectId: number): ReadonlyMap<string, number> {
+    let types = this.groupTypeMaps.get(projectId);
+    if (types === undefined) {
+      types = new Map();
+      for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
+        types.set((key as [number, string])[1], value as number);
+      }
+      this.groupTypeMaps.set(projectId, types);
     }
-    return out;
+    return types;
   }
 
   /** Registers a group type; flag snapshots and definitions carry the mapping, so the flag version moves. */
   addGroupType(projectId: number, name: string, index: number): void {
+    (this.groupTypes(projectId) as Map<string, number>).set(name, index);
     this.dbs.groupTypes.putSync([projectId, name], index);
     bumpFlagsVersion(this.dbs, projectId);
   }

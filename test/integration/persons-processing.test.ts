@@ -99,7 +99,9 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
     ph.identify({ distinctId: user, properties: { $anon_distinct_id: anon } });
     await ph.shutdown();
     await waitForPersons(d);
-    const person = (await admin.get(`/api/projects/1/persons/?distinct_id=${user}`)).json as { results: Array<{ uuid: string }> };
+    const listed = await admin.get(`/api/projects/1/persons/?distinct_id=${user}`);
+    const person = listed.json as { results: Array<{ uuid: string }> };
+    expect(person.results, listed.text).toHaveLength(1);
     const uuid = person.results[0]!.uuid;
     const cohort = await admin.post('/api/projects/1/cohorts/', { name: 'Hand-picked', is_static: true });
     const dynamic = await admin.post('/api/projects/1/cohorts/', {

@@ -4,13 +4,13 @@
  * `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
  * A POST whose evaluation does not finish in time gets a flag-less 200 with the error flag.
  */
+import { randomUUID } from 'node:crypto';
 import { deserializeError, HedgerowError } from '../../errors.js';
 import type { FlagsHttpRequest } from '../../evaluation/run-flags-request.js';
 import { FlagsResponseEncoder } from '../../flags/serve/flags-response.js';
 import { parseFlagsQuery } from '../../flags/serve/flags-query.js';
-import type { FlagsPool } from '../../pool/flags-pool.js';
 import { remoteConfigFields } from '../../flags/remote-config.js';
-import { randomUUID } from 'node:crypto';
+import type { FlagsPool } from '../../pool/flags-pool.js';
 import { corsHeaders } from '../cors.js';
 import { errorResponse } from '../respond.js';
 import type { Router } from '../router.js';

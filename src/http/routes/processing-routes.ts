@@ -13,6 +13,11 @@ export interface ProcessingRoutesDeps {
   processor: () => PersonProcessorThread | undefined;
   /** Key of the newest committed event block. */
   lastEventKey: () => EventKey | undefined;
+  /**
+   * Drops this thread's LMDB read snapshot (lmdb-js keeps one until a timer tick), so reads after
+   * the answer see every commit the processor made, and the target is the newest block.
+   */
+  freshReads: () => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -24,7 +29,9 @@ export function addProcessingRoutes(router: Router, deps: ProcessingRoutesDeps):
     if (!processor) return json(503, { caught_up: false });
     const asked = Number(new URLSearchParams(req.query).get('timeout_ms') ?? DEFAULT_TIMEOUT_MS);
     const timeoutMs = Number.isFinite(asked) && asked >= 0 ? Math.min(asked, MAX_TIMEOUT_MS) : DEFAULT_TIMEOUT_MS;
+    deps.freshReads();
     const caughtUp = await processor.caughtUp(deps.lastEventKey(), timeoutMs);
+    deps.freshReads();
     return json(caughtUp ? 200 : 503, { caught_up: caughtUp });
   });
 }
