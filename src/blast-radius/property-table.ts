@@ -1,0 +1,183 @@
+/**
+ * An in-memory, dictionary-encoded columnar table of property bags: one row per person (or per
+ * group of one type), kept up to date by its owner, read column-wise by the blast-radius counter
+ * (`count-matching.ts`).
+ *
+ * Each property key has a column: a dictionary of the distinct values seen under that key, and an
+ * `Int32Array` holding one value id per row. Value id 0 means "absent" (the row's bag does not
+ * have the key); rows at or past the end of a column's `ids` are absent too. A present `null` is
+ * an ordinary value, distinct from absent. Values are told apart the way the flag matchers can
+ * tell them apart: scalars by identity (`1` and `"1"` differ; `-0` and `0` share an id, as no
+ * matcher distinguishes them), arrays and objects by a canonical JSON text (object keys sorted,
+ * non-JSON leaves printed as `null`, which is also how the matchers print them). The first value
+ * seen for a text is the one kept and handed to matchers; values are kept by reference, so a bag
+ * must not be mutated after it is upserted.
+ *
+ * Costs: an upsert or remove touches every column once (to clear the row), plus one dictionary
+ * lookup per key of the new bag. Columns are dense: 4 bytes per row up to the highest row that
+ * holds the key, grown by doubling. Dictionaries only grow: a value no longer held by any row
+ * stays until the table is rebuilt (a column of ever-changing values, such as a current URL,
+ * grows with every value it has seen).
+ */
+
+/** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
+export type RowId = number | string;
+
+/** Value id of "the row does not have this key". */
+export const ABSENT_VALUE = 0;
+
+/** One property key's values, as the counter reads them. */
+export interface PropertyColumn {
+  /** Distinct values by value id; entry 0 (`ABSENT_VALUE`) is a placeholder for "absent". */
+  readonly values: readonly unknown[];
+  /** Value id per row; rows at or past its length are absent. Replaced when it grows. */
+  readonly ids: Int32Array;
+}
+
+const INITIAL_ROWS = 16;
+
+/** Length at least `needed`, doubling from `current`. */
+function grownLength(current: number, needed: number): number {
+  let length = Math.max(current, INITIAL_ROWS);
+  while (length < needed) length *= 2;
+  return length;
+}
+
+/** Text that is equal for two arrays/objects only when no property matcher can tell them apart. */
+function canonicalJson(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+  }
+  return 'null'; // null, undefined, and values JSON cannot hold
+}
+
+class Column implements PropertyColumn {
+  readonly values: unknown[] = [undefined];
+  ids = new Int32Array(INITIAL_ROWS);
+  /** Scalars (and anything not an object) by SameValueZero. */
+  private readonly scalarIds = new Map<unknown, number>();
+  /** Arrays and objects by canonical JSON text. */
+  private readonly compositeIds = new Map<string, number>();
+
+  /** The value id of `value`, added to the dictionary when new. */
+  idOf(value: unknown): number {
+    const composite = typeof value === 'object' && value !== null;
+    const text = composite ? canonicalJson(value) : '';
+    const known = composite ? this.compositeIds.get(text) : this.scalarIds.get(value);
+    if (known !== undefined) return known;
+    const id = this.values.length;
+    this.values.push(value);
+    if (composite) this.compositeIds.set(text, id);
+    else this.scalarIds.set(value, id);
+    return id;
+  }
+
+  set(row: number, id: number): void {
+    if (row >= this.ids.length) {
+      const grown = new Int32Array(grownLength(this.ids.length, row + 1));
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    this.ids[row] = id;
+  }
+
+  clear(row: number): void {
+    if (row < this.ids.length) this.ids[row] = ABSENT_VALUE;
+  }
+}
+
+export class PropertyTable {
+  private readonly columnsByKey = new Map<string, Column>();
+  private readonly columnList: Column[] = [];
+  private readonly rowById = new Map<RowId, number>();
+  /** Rows freed by `remove`, reused (last freed first) before new rows are added. */
+  private readonly freeRows: number[] = [];
+  private live = new Uint8Array(INITIAL_ROWS);
+  private rowsUsed = 0;
+  private liveRows = 0;
+
+  /** Number of live rows. */
+  get size(): number {
+    return this.liveRows;
+  }
+
+  /** Every row index is below this: rows ever allocated, freed ones included. */
+  get rowLimit(): number {
+    return this.rowsUsed;
+  }
+
+  /** 1 for live rows, 0 for freed ones; its length may exceed `rowLimit` (read below it only). */
+  get liveMask(): Uint8Array {
+    return this.live;
+  }
+
+  /** The row of a live id. */
+  rowOf(id: RowId): number | undefined {
+    return this.rowById.get(id);
+  }
+
+  /** The column of a property key, if any row ever had it. */
+  column(key: string): PropertyColumn | undefined {
+    return this.columnsByKey.get(key);
+  }
+
+  /** Inserts the row of `id`, or replaces its properties (keys not in `properties` become absent). */
+  upsert(id: RowId, properties: Readonly<Record<string, unknown>>): void {
+    let row = this.rowById.get(id);
+    if (row === undefined) {
+      row = this.allocateRow();
+      this.rowById.set(id, row);
+    } else {
+      this.clearRow(row);
+    }
+    for (const key of Object.keys(properties)) {
+      const column = this.columnFor(key);
+      column.set(row, column.idOf(properties[key]));
+    }
+  }
+
+  /** Removes the row of `id` (its row is cleared and reused later); false when there was none. */
+  remove(id: RowId): boolean {
+    const row = this.rowById.get(id);
+    if (row === undefined) return false;
+    this.rowById.delete(id);
+    this.clearRow(row);
+    this.live[row] = 0;
+    this.liveRows--;
+    this.freeRows.push(row);
+    return true;
+  }
+
+  private allocateRow(): number {
+    const row = this.freeRows.pop() ?? this.rowsUsed++;
+    if (row >= this.live.length) {
+      const grown = new Uint8Array(grownLength(this.live.length, row + 1));
+      grown.set(this.live);
+      this.live = grown;
+    }
+    this.live[row] = 1;
+    this.liveRows++;
+    return row;
+  }
+
+  private clearRow(row: number): void {
+    const columns = this.columnList;
+    for (let i = 0; i < columns.length; i++) (columns[i] as Column).clear(row);
+  }
+
+  private columnFor(key: string): Column {
+    let column = this.columnsByKey.get(key);
+    if (column === undefined) {
+      column = new Column();
+      this.columnsByKey.set(key, column);
+      this.columnList.push(column);
+    }
+    return column;
+  }
+}
