@@ -42,6 +42,14 @@ import { openStore, type StoreDatabases } from './store/open-store.js';
 import { ActivityLog } from './store/activity-log.js';
 import { CohortStore } from './store/cohort-store.js';
 import { DashboardStore } from './store/dashboard-store.js';
+import { HashKeyOverrideStore } from './store/hash-key-override-store.js';
+import { ProjectFlagsCache } from './evaluation/project-flags-cache.js';
+import { addFlagEvaluationViewRoutes } from './http/routes/flag-evaluation-views-api.js';
+import { addFlagUsageDashboardRoutes } from './http/routes/flag-usage-dashboard-api.js';
+import { addDashboardsApiRoutes } from './http/routes/dashboards-api.js';
+import { addFlagBlastRadiusRoutes } from './http/routes/flag-blast-radius-api.js';
+import { linkSecret } from './auth/signed-link.js';
+import { UsageRollupReader } from './store/usage-rollups.js';
 import { FlagStore } from './store/flag-store.js';
 import { RbacStore } from './store/rbac-store.js';
 
@@ -106,7 +114,28 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
   addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
   addFlagActivityRoutes(router, { auth, flags, activity });
+  const subjectSources = {
+    persons: new PersonReader(dbs),
+    groups: new GroupReader(dbs),
+    overrides: new HashKeyOverrideStore(dbs),
+    cohorts,
+  };
+  addFlagEvaluationViewRoutes(router, {
+    auth,
+    flags,
+    projects: new ProjectFlagsCache({ flags, cohorts, groups: subjectSources.groups }),
+    sources: subjectSources,
+  });
   addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
+  addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
+  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => processor?.blastRadius(query) });
+  addDashboardsApiRoutes(router, {
+    auth,
+    dashboards,
+    rollups: new UsageRollupReader(dbs),
+    linkSecret: linkSecret(dbs),
+    freshReads: () => dbs.root.resetReadTxn(),
+  });
   addFeatureFlagsApiRoutes(router, {
     auth,
     flags,

@@ -126,6 +126,12 @@ export const ERRORS = Object.freeze({
     'authentication_failed',
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
+  HR_DASHBOARD_LINK_INVALID: entry(
+    403,
+    'authentication_error',
+    'permission_denied',
+    'This dashboard link is invalid or has expired.',
+  ),
 
   // --- management API request bodies ---
   HR_JSON_PARSE: entry(400, 'invalid_request', 'parse_error', 'JSON parse error'),

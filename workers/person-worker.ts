@@ -1,23 +1,38 @@
 /**
  * The person processor's thread (src/processing/person-processor.ts): opens the store, reports
  * its backlog, then applies batches until told to stop, sleeping when the log has nothing new
- * until the daemon's next `tick` (or a short timeout, in case a tick was missed).
+ * until the daemon's next `tick` (or a short timeout, in case a tick was missed). Between
+ * batches it answers blast radius questions from its in-memory tables
+ * (src/blast-radius/blast-radius-index.ts), which every committed batch updates.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { PersonProcessor } from '../src/processing/person-processor.js';
-import type { ProcessorMessage, ProcessorSetup } from '../src/processing/processor-messages.js';
+import type { ProcessorCommand, ProcessorMessage, ProcessorSetup } from '../src/processing/processor-messages.js';
 import { openStore } from '../src/store/open-store.js';
 
 const IDLE_POLL_MS = 250;
 const setup = workerData as ProcessorSetup;
 const port = parentPort!;
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
-const processor = new PersonProcessor(dbs);
+const blastRadius = new BlastRadiusIndex(dbs);
+const processor = new PersonProcessor(dbs, (changes) => blastRadius.apply(changes));
 const send = (m: ProcessorMessage) => port.postMessage(m);
 
 let stopping = false;
 let wake: (() => void) | undefined;
-port.on('message', (m: { type: 'tick' | 'stop' }) => {
+port.on('message', (m: ProcessorCommand) => {
+  if (m.type === 'blast-radius') {
+    // Answered between batches, so the tables match a committed state.
+    let answer: Extract<ProcessorMessage, { type: 'blast-radius' }>['answer'];
+    try {
+      answer = blastRadius.count(m.query);
+    } catch (err) {
+      answer = { ok: false, error: err instanceof Error ? err.message : String(err) };
+    }
+    send({ type: 'blast-radius', id: m.id, answer });
+    return;
+  }
   if (m.type === 'stop') stopping = true;
   wake?.();
 });

@@ -50,6 +50,7 @@ export function addAdminCommands(program: Command): void {
       .option('--project <id>', 'current project id', '1')
       .option('--admin', 'make the user an organization admin (default: member)')
       .option('--owner', 'make the user an organization owner')
+      .option('--distinct-id <id>', "the user's own distinct id (default: a random UUID)")
       .option('--json', 'print JSON'),
     (auth, o) => {
       const project = auth.project(toInt(o.project, '--project')) ?? fail(`project ${String(o.project)} does not exist`);
@@ -59,6 +60,7 @@ export function addAdminCommands(program: Command): void {
         organizationId: project.organization_id,
         currentProjectId: project.id,
         level: o.owner ? ORGANIZATION_LEVEL.owner : o.admin ? ORGANIZATION_LEVEL.admin : ORGANIZATION_LEVEL.member,
+        ...(o.distinctId === undefined ? {} : { distinctId: String(o.distinctId) }),
       });
       print(o, u, (x) => `created user ${x.id} <${x.email}>`);
     },

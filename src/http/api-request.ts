@@ -108,10 +108,15 @@ export function readBody(http: HttpRequest): JsonObject {
 
 /** The absolute URL of this request's path with the given query (`x-forwarded-proto` honoured). */
 export function absoluteUrl(http: HttpRequest, query: URLSearchParams | string): string {
+  const q = query.toString();
+  return `${requestOrigin(http)}${http.path}${q ? `?${q}` : ''}`;
+}
+
+/** `scheme://host` as the client addressed this server (`x-forwarded-proto` honoured). */
+export function requestOrigin(http: HttpRequest): string {
   const host = http.header('host') || 'localhost';
   const proto = http.header('x-forwarded-proto').split(',')[0]!.trim() || 'http';
-  const q = query.toString();
-  return `${proto}://${host}${http.path}${q ? `?${q}` : ''}`;
+  return `${proto}://${host}`;
 }
 
 function stringField(body: JsonObject, name: string): string | undefined {

@@ -8,7 +8,10 @@ import { Worker } from 'node:worker_threads';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
 import { compareEventKeys } from './person-processor.js';
-import type { ProcessorMessage, ProcessorSetup } from './processor-messages.js';
+import type { BlastRadiusAnswer, BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
+import type { ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';
+
+export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 
 export interface ProcessorEvents {
   onBatch(report: BatchReport): void;
@@ -23,6 +26,8 @@ interface Waiter {
 export class PersonProcessorThread {
   private cursor: EventKey | null;
   private waiters: Waiter[] = [];
+  private readonly questions = new Map<number, (answer: BlastRadiusReply) => void>();
+  private nextQuestion = 1;
   private tickQueued = false;
   private stopped: Promise<void> | undefined;
   /** Events processed since start, and the backlog found at start (for the lag gauge). */
@@ -83,13 +88,26 @@ export class PersonProcessorThread {
     });
   }
 
+  /** Asks the processor's thread for a blast radius (answered between two batches). */
+  blastRadius(query: BlastRadiusQuery): Promise<BlastRadiusReply> {
+    if (this.stopped) return Promise.resolve({ ok: false, error: 'the person processor is stopping' });
+    const id = this.nextQuestion++;
+    return new Promise((resolve) => {
+      this.questions.set(id, resolve);
+      this.worker.postMessage({ type: 'blast-radius', id, query } satisfies ProcessorCommand);
+    });
+  }
+
   get position(): EventKey | null {
     return this.cursor;
   }
 
   stop(): Promise<void> {
     this.stopped ??= new Promise<void>((resolve) => {
-      this.worker.once('exit', () => resolve());
+      this.worker.once('exit', () => {
+        this.answerAll({ ok: false, error: 'the person processor stopped' });
+        resolve();
+      });
       this.worker.on('message', (m: ProcessorMessage) => {
         if (m.type === 'stopped') void this.worker.terminate();
       });
@@ -110,8 +128,18 @@ export class PersonProcessorThread {
       const done = this.waiters.filter((w) => this.reached(w.target));
       this.waiters = this.waiters.filter((w) => !this.reached(w.target));
       for (const w of done) w.resolve(true);
+    } else if (m.type === 'blast-radius') {
+      const resolve = this.questions.get(m.id);
+      this.questions.delete(m.id);
+      resolve?.(m.answer);
     } else if (m.type === 'crashed') {
+      this.answerAll({ ok: false, error: 'the person processor crashed' });
       this.events.onCrash(m.error);
     }
+  }
+
+  private answerAll(reply: BlastRadiusReply): void {
+    for (const resolve of this.questions.values()) resolve(reply);
+    this.questions.clear();
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The person processor: the single writer of persons and groups. It tails the event log from a
+ * The person processor: the single writer of persons and groups (and of the usage dashboards'
+ * per-day rollups, src/store/usage-rollups.ts). It tails the event log from a
  * cursor (the key of the last block it applied) and applies each batch of blocks in ONE write
  * transaction that also stores the new cursor, so after a crash it resumes exactly where the
  * last commit left it: nothing applied twice, nothing skipped. Runs in its own thread
@@ -8,7 +9,9 @@
 import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
-import { PersonBatch } from '../store/person-writer.js';
+import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
+import { UsageRollupBatch, usageUser } from '../store/usage-rollups.js';
+import { usageContribution } from '../dashboards/usage-event.js';
 import { applyEvent, type ApplyOutcome } from './apply-event.js';
 
 export const CURSOR_KEY = 'person_processor_cursor';
@@ -30,7 +33,11 @@ export interface BatchReport {
 export class PersonProcessor {
   private cursor: EventKey | undefined;
 
-  constructor(private readonly dbs: StoreDatabases) {
+  /** `onCommit` sees what each batch changed, once its transaction has committed. */
+  constructor(
+    private readonly dbs: StoreDatabases,
+    private readonly onCommit?: (changes: BatchChanges) => void,
+  ) {
     this.cursor = dbs.meta.get(CURSOR_KEY) as EventKey | undefined;
   }
 
@@ -59,13 +66,18 @@ export class PersonProcessor {
     const last = (blocks[blocks.length - 1] as { key: EventKey }).key;
     const outcomes: Partial<Record<ApplyOutcome | 'failed', number>> = {};
     const failures: { uuid: string; error: string }[] = [];
-    this.dbs.root.transactionSync(() => {
+    const batch = this.dbs.root.transactionSync(() => {
       const batch = new PersonBatch(this.dbs);
+      const rollups = new UsageRollupBatch(this.dbs);
       for (const block of blocks) {
         for (const e of block.events) {
           let outcome: ApplyOutcome | 'failed';
           try {
             outcome = applyEvent(batch, e);
+            const usage = usageContribution(e);
+            if (usage !== undefined) {
+              rollups.add(e.project_id, usage, usageUser(batch.personIdOf(e.project_id, e.distinct_id), e.distinct_id));
+            }
           } catch (err) {
             // A bug must not stop the processor behind one event for ever: count it and go on.
             outcome = 'failed';
@@ -75,9 +87,12 @@ export class PersonProcessor {
         }
       }
       batch.flush();
+      rollups.flush();
       this.dbs.meta.putSync(CURSOR_KEY, last);
+      return batch;
     });
     this.cursor = last;
+    this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
     return {
       cursor: last,

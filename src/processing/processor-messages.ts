@@ -1,4 +1,5 @@
 /** Messages between the daemon and the person processor's thread (plain, structured-cloneable). */
+import type { BlastRadiusAnswer, BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
 
@@ -11,4 +12,11 @@ export type ProcessorMessage =
   | { type: 'ready'; backlog: number; cursor: EventKey | null }
   | { type: 'batch'; report: BatchReport }
   | { type: 'stopped' }
-  | { type: 'crashed'; error: string };
+  | { type: 'crashed'; error: string }
+  | { type: 'blast-radius'; id: number; answer: BlastRadiusAnswer | { ok: false; error: string } };
+
+/** Messages from the daemon to the processor's thread. */
+export type ProcessorCommand =
+  | { type: 'tick' }
+  | { type: 'stop' }
+  | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };

@@ -233,6 +233,8 @@ export class AuthStore {
     currentProjectId: number;
     isStaff?: boolean;
     level?: OrganizationLevel;
+    /** The user's own distinct id (what `my_flags` evaluates); default a random UUID, as PostHog. */
+    distinctId?: string;
   }): User {
     return this.dbs.root.transactionSync(() => {
       if (this.dbs.auth.get(K.userEmail(input.email)) !== undefined) {
@@ -245,7 +247,7 @@ export class AuthStore {
         uuid: randomUUID(),
         email: input.email,
         first_name: input.firstName ?? '',
-        distinct_id: randomUUID(),
+        distinct_id: input.distinctId ?? randomUUID(),
         is_staff: input.isStaff ?? false,
         organization_id: input.organizationId,
         organization_level: input.level ?? ORGANIZATION_LEVEL.member,

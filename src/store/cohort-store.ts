@@ -126,6 +126,16 @@ export class CohortStore {
     return added;
   }
 
+  /** The distinct ids of a static cohort, in key order. */
+  *staticMembers(projectId: number, id: number): Generator<string> {
+    for (const key of this.dbs.flags.getKeys({
+      start: ['cohort_member', projectId, id, ''],
+      end: ['cohort_member', projectId, id + 1, ''],
+    })) {
+      yield (key as [string, number, number, string])[3];
+    }
+  }
+
   staticMemberCount(projectId: number, id: number): number {
     return this.dbs.flags.getKeysCount({
       start: ['cohort_member', projectId, id, ''],

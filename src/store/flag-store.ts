@@ -11,6 +11,7 @@ import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags
 import { isoMicros } from '../util/iso-micros.js';
 import type { ActivityChange, ActivityLog, ActivityUser, ActivityVerb } from './activity-log.js';
 import type { User } from './auth-store.js';
+import { hasEnrichedInsights } from '../dashboards/usage-insights.js';
 import type { DashboardStore } from './dashboard-store.js';
 import { nextId, type StoreDatabases } from './open-store.js';
 
@@ -21,6 +22,8 @@ const K = {
 };
 
 export const FLAG_ACTIVITY_SCOPE = 'FeatureFlag';
+
+export type EnrichOutcome = 'enriched' | 'no_usage_dashboard' | 'already_enriched' | 'no_enriched_analytics';
 
 /** Reads of the project's flags: all a worker needs to build evaluation snapshots. */
 export class FlagReader {
@@ -146,6 +149,42 @@ export class FlagStore extends FlagReader {
         next.deleted && !current.deleted ? 'deleted' : !next.deleted && current.deleted ? 'restored' : 'updated';
       this.log(next, actor, verb, flagChanges(current, next), now);
       return next;
+    });
+  }
+
+  /**
+   * The flag's `dashboard` action: a new usage dashboard (even if one exists), enriched when the
+   * flag has enriched analytics, and the flag re-pointed to it. Like PostHog's model save, this
+   * moves neither the flag's version nor the activity log.
+   */
+  regenerateUsageDashboard(projectId: number, id: number, actor: User): FeatureFlagRecord {
+    return this.dbs.root.transactionSync(() => {
+      const current = this.get(projectId, id);
+      if (!current) throw new HedgerowError('HR_NOT_FOUND');
+      let dashboard = this.dashboards.createUsageDashboardInTransaction({
+        projectId,
+        flagKey: current.key,
+        createdBy: actor.id,
+        createdAt: isoMicros(),
+      });
+      if (current.has_enriched_analytics) dashboard = this.dashboards.enrichInTransaction(dashboard, current.key);
+      const next = { ...current, usage_dashboard: dashboard.id };
+      this.dbs.flags.putSync(K.flag(projectId, id), next);
+      return next;
+    });
+  }
+
+  /** The flag's `enrich_usage_dashboard` action, with PostHog's checks in its order. */
+  enrichUsageDashboard(projectId: number, id: number): EnrichOutcome {
+    return this.dbs.root.transactionSync(() => {
+      const flag = this.get(projectId, id);
+      if (!flag) throw new HedgerowError('HR_NOT_FOUND');
+      const dashboard = flag.usage_dashboard === null ? undefined : this.dashboards.get(projectId, flag.usage_dashboard);
+      if (!dashboard) return 'no_usage_dashboard';
+      if (hasEnrichedInsights(dashboard.tiles)) return 'already_enriched';
+      if (!flag.has_enriched_analytics) return 'no_enriched_analytics';
+      this.dashboards.enrichInTransaction(dashboard, flag.key);
+      return 'enriched';
     });
   }
 

@@ -39,6 +39,8 @@ export interface StoreDatabases {
   readonly groupTypes: Database<unknown, StoreKey>;
   /** `[project, person id, flag key]` → hash key (experience continuity). */
   readonly hashKeyOverrides: Database<unknown, StoreKey>;
+  /** Per-day rollups of the usage dashboards' events (src/store/usage-rollups.ts). */
+  readonly usageRollups: Database<unknown, StoreKey>;
 }
 
 /** Composite keys (ordered-binary sorts arrays element by element, numbers numerically). */
@@ -98,6 +100,7 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
       encoding: 'msgpack',
       keyEncoding: 'ordered-binary',
     }),
+    usageRollups: root.openDB<unknown, StoreKey>('usage_rollups', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
   };
   if (!opts.readOnly) migrate(dbs);
   return dbs;

@@ -17,7 +17,16 @@ export function personUuid(projectId: number, distinctId: string): string {
   return uuidv5(`${projectId}:${distinctId}`, PERSON_UUID_NAMESPACE);
 }
 
+/** What a committed batch changed, for in-memory indexes kept beside the store (blast radius). */
+export interface BatchChanges {
+  /** Persons written (the record) or deleted by a merge (null). */
+  persons: { projectId: number; id: number; record: PersonRecord | null }[];
+  groups: { projectId: number; record: GroupRecord }[];
+}
+
 export class PersonBatch {
+  /** Filled by `flush()` (persons) and `saveGroup()`; read once the transaction has committed. */
+  readonly changes: BatchChanges = { persons: [], groups: [] };
   private readonly persons = new Map<string, PersonRecord | null>();
   private readonly dirty = new Set<string>();
   /** `project:distinct id` → person id (null: none), as of this batch's writes. */
@@ -102,6 +111,7 @@ export class PersonBatch {
     const k = cacheKey(projectId, from);
     this.persons.set(k, null);
     this.dirty.delete(k);
+    this.changes.persons.push({ projectId, id: from, record: null });
   }
 
   /** Name → index of the project's group types (the batch's own view: do not modify it). */
@@ -130,6 +140,7 @@ export class PersonBatch {
 
   saveGroup(projectId: number, group: GroupRecord): void {
     this.dbs.groups.putSync([projectId, group.group_type_index, group.group_key], group);
+    this.changes.groups.push({ projectId, record: group });
   }
 
   private allocatePersonId(projectId: number): number {
@@ -145,7 +156,10 @@ export class PersonBatch {
     this.nextPersonId.clear();
     for (const k of this.dirty) {
       const p = this.persons.get(k);
-      if (p) this.dbs.persons.putSync([Number(k.slice(0, k.indexOf(':'))), p.id], p);
+      if (!p) continue;
+      const projectId = Number(k.slice(0, k.indexOf(':')));
+      this.dbs.persons.putSync([projectId, p.id], p);
+      this.changes.persons.push({ projectId, id: p.id, record: p });
     }
     this.dirty.clear();
   }

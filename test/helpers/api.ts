@@ -44,13 +44,21 @@ export interface TestUser {
 /** Creates a user (member unless `level` says otherwise) and a personal key for it, through the CLI. */
 export async function createUser(
   d: Pick<DaemonHandle, 'dataDir'>,
-  opts: { email: string; level?: 'member' | 'admin' | 'owner'; scopes?: string[]; projects?: number[]; project?: number },
+  opts: {
+    email: string;
+    level?: 'member' | 'admin' | 'owner';
+    scopes?: string[];
+    projects?: number[];
+    project?: number;
+    distinctId?: string;
+  },
 ): Promise<TestUser> {
   const dataDir = ['--data-dir', d.dataDir];
   const levelFlag = opts.level === 'admin' ? ['--admin'] : opts.level === 'owner' ? ['--owner'] : [];
   const u = await runCli([
     'admin', 'users', 'create', '--email', opts.email, '--first-name', opts.email.split('@')[0]!,
     '--project', String(opts.project ?? 1), ...levelFlag, '--json', ...dataDir,
+    ...(opts.distinctId === undefined ? [] : ['--distinct-id', opts.distinctId]),
   ]);
   expect(u.code, u.stderr).toBe(0);
   const user = JSON.parse(u.stdout) as { id: number; uuid: string; email: string; distinct_id: string };
@@ -105,4 +113,16 @@ function anyPlaceholders(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, anyPlaceholders(v)]));
   }
   return value;
+}
+
+export interface TestProject {
+  id: number;
+  api_token: string;
+}
+
+/** Creates a project in the default organization through the CLI (the daemon sees it at once). */
+export async function createProject(d: Pick<DaemonHandle, 'dataDir'>, name: string): Promise<TestProject> {
+  const r = await runCli(['admin', 'projects', 'create', '--name', name, '--json', '--data-dir', d.dataDir]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as TestProject;
 }

@@ -60,7 +60,7 @@ function extractDistinctId(body: Obj): string | null {
 }
 
 /** `{group_type: key}`: string keys kept, numbers stringified, anything else dropped. */
-function extractGroups(value: unknown): Record<string, string> {
+export function extractGroups(value: unknown): Record<string, string> {
   const groups = dict<string>();
   if (!isObject(value)) return groups;
   for (const type of Object.keys(value)) {

@@ -1,0 +1,44 @@
+/**
+ * The body of `POST …/feature_flags/user_blast_radius/` (spec management.md §4.5), checked as
+ * PostHog does: `condition` is required (null counts as `{}`), its `rollout_percentage` is
+ * ignored, and with a `group_type_index` every property must carry that same `group_type_index`
+ * (PostHog checks only the index; the counter then refuses anything but group filters).
+ * Pure; errors are the catalogue's.
+ */
+import { HedgerowError } from '../errors.js';
+import { isPlainObject } from '../util/plain-object.js';
+
+export interface BlastRadiusRequest {
+  groupTypeIndex: number | null;
+  properties: unknown[];
+}
+
+export const INVALID_GROUP_TYPE_INDEX = 'Invalid group type index for feature flag condition.';
+
+export function parseBlastRadiusBody(body: Readonly<Record<string, unknown>>): BlastRadiusRequest {
+  if (!Object.hasOwn(body, 'condition')) {
+    throw new HedgerowError('HR_VALIDATION', 'Missing condition for which to get blast radius');
+  }
+  const condition = body.condition ?? {};
+  if (!isPlainObject(condition)) throw new HedgerowError('HR_VALIDATION', 'condition must be an object');
+  const rawProperties = condition.properties ?? [];
+  if (!Array.isArray(rawProperties)) throw new HedgerowError('HR_VALIDATION', 'condition.properties must be a list');
+  const properties: unknown[] = rawProperties;
+
+  const groupTypeIndex = parseGroupTypeIndex(body.group_type_index);
+  if (groupTypeIndex !== null) {
+    for (const p of properties) {
+      if (!isPlainObject(p) || p.group_type_index !== groupTypeIndex) {
+        throw new HedgerowError('HR_VALIDATION', INVALID_GROUP_TYPE_INDEX);
+      }
+    }
+  }
+  return { groupTypeIndex, properties };
+}
+
+function parseGroupTypeIndex(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === 'string' && /^\d{1,3}$/.test(value)) return Number(value);
+  throw new HedgerowError('HR_VALIDATION', INVALID_GROUP_TYPE_INDEX);
+}
