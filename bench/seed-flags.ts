@@ -23,17 +23,17 @@ export const FLAGS_PATH = '/flags/?v=2';
 export const DEFINITIONS_PATH = `/flags/definitions?token=${BENCH_API_KEY}&send_cohorts`;
 
 /**
- * Writes PERSONS persons and their distinct ids (both directions, as the person processor keeps
- * them) into the (stopped) daemon's data directory.
+ * Writes `count` persons (default PERSONS) and their distinct ids (both directions, as the person
+ * processor keeps them) into the (stopped) daemon's data directory.
  */
-export async function seedPersons(dataDir: string): Promise<{ persons: number; ms: number }> {
+export async function seedPersons(dataDir: string, count = PERSONS): Promise<{ persons: number; ms: number }> {
   const started = performance.now();
   const dbs = openStore({ dataDir, sync: 'durable' });
   try {
     const createdAt = Date.parse('2025-01-01T00:00:00Z');
-    for (let from = 0; from < PERSONS; from += PERSONS_PER_TRANSACTION) {
+    for (let from = 0; from < count; from += PERSONS_PER_TRANSACTION) {
       dbs.root.transactionSync(() => {
-        for (let i = from; i < Math.min(PERSONS, from + PERSONS_PER_TRANSACTION); i++) {
+        for (let i = from; i < Math.min(count, from + PERSONS_PER_TRANSACTION); i++) {
           const id = i + 1;
           const record: PersonRecord = {
             id,
@@ -52,10 +52,10 @@ export async function seedPersons(dataDir: string): Promise<{ persons: number; m
   } finally {
     await dbs.root.close();
   }
-  return { persons: PERSONS, ms: performance.now() - started };
+  return { persons: count, ms: performance.now() - started };
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   headers: Headers;
   json: unknown;
@@ -67,7 +67,7 @@ interface CallOptions {
   headers?: Record<string, string>;
 }
 
-async function call(port: number, method: string, path: string, init: CallOptions = {}): Promise<Answer> {
+export async function call(port: number, method: string, path: string, init: CallOptions = {}): Promise<Answer> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
@@ -83,7 +83,7 @@ async function call(port: number, method: string, path: string, init: CallOption
   return { status: res.status, headers: res.headers, json, text };
 }
 
-const AUTH = { authorization: `Bearer ${BENCH_PERSONAL_API_KEY}` };
+export const AUTH = { authorization: `Bearer ${BENCH_PERSONAL_API_KEY}` };
 
 /** POSTs to the management API and insists on 201: a flag the daemon refused would be a silent gap. */
 async function create(port: number, path: string, body: Record<string, unknown>): Promise<number> {
