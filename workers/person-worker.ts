@@ -12,6 +12,8 @@ import type { ProcessorCommand, ProcessorMessage, ProcessorSetup } from '../src/
 import { openStore } from '../src/store/open-store.js';
 
 const IDLE_POLL_MS = 250;
+/** Persons read into the blast radius tables between two batches (~50–100 ms of work). */
+const WARM_UP_SLICE = 20_000;
 const setup = workerData as ProcessorSetup;
 const port = parentPort!;
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
@@ -42,9 +44,10 @@ send({ type: 'ready', backlog: processor.backlog(), cursor: processor.position ?
 async function run(): Promise<void> {
   while (!stopping) {
     const report = processor.step();
-    if (report) {
-      send({ type: 'batch', report });
-      // Let messages (stop) in between batches.
+    if (report) send({ type: 'batch', report });
+    const warming = blastRadius.warmUp(WARM_UP_SLICE);
+    if (report || warming) {
+      // Let messages (stop, questions) in between batches and slices.
       await new Promise((r) => setImmediate(r));
       continue;
     }

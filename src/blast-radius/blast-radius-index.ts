@@ -1,10 +1,14 @@
 /**
  * Blast radius (spec management.md §4.5) over stored persons or groups: how many match a flag
  * condition's property filters, out of how many. Lives in the person processor's thread, the
- * single writer of persons and groups: a project's table is built from the store on its first
- * question, then kept exact by applying every committed batch's changes (`apply`), so later
- * questions never read the store's persons again. Filters are compiled by the flag engine and
- * counted column-wise (count-matching.ts), so the answers agree with `/flags`.
+ * single writer of persons and groups, and keeps one in-memory table per project:
+ * - person tables are built in slices between batches from start-up (`warmUp`), in person id
+ *   order, so a large project's first question does not pay for the whole scan; a question
+ *   about a table not finished yet finishes it first (group tables are built on first question);
+ * - every committed batch's changes are applied (`apply`): to rows already scanned, while rows
+ *   not scanned yet will be read with their latest state when the scan reaches them.
+ * Filters are compiled by the flag engine and counted column-wise (count-matching.ts), so the
+ * answers agree with `/flags`.
  */
 import { cohortShells, compileCohorts } from '../flags/engine/cohorts-compile.js';
 import { EvaluationFailure } from '../flags/engine/evaluate-filters.js';
@@ -32,8 +36,18 @@ export type BlastRadiusAnswer =
   | { ok: true; users_affected: number; total_users: number }
   | { ok: false; unsupported: string };
 
+/** A project's person table and how far its scan got (person ids ≤ `scannedThrough` are in). */
+interface PersonTable {
+  readonly table: PropertyTable;
+  scannedThrough: number;
+  complete: boolean;
+}
+
 export class BlastRadiusIndex {
-  private readonly persons = new Map<number, PropertyTable>();
+  private readonly persons = new Map<number, PersonTable>();
+  /** Projects are found in id order; every project ≤ this one has a person table. */
+  private discoveredThrough = 0;
+  private discoveryDone = false;
   private readonly groups = new Map<string, PropertyTable>();
   private readonly cohorts: CohortStore;
   private readonly groupReader: GroupReader;
@@ -46,10 +60,11 @@ export class BlastRadiusIndex {
   /** Applies a committed batch to the tables already built. */
   apply(changes: BatchChanges): void {
     for (const c of changes.persons) {
-      const table = this.persons.get(c.projectId);
-      if (table === undefined) continue;
-      if (c.record === null) table.remove(c.id);
-      else table.upsert(c.id, c.record.properties);
+      const entry = this.persons.get(c.projectId);
+      // Rows the scan has not reached are read, with this change, when it gets there.
+      if (entry === undefined || (!entry.complete && c.id > entry.scannedThrough)) continue;
+      if (c.record === null) entry.table.remove(c.id);
+      else entry.table.upsert(c.id, c.record.properties);
     }
     for (const g of changes.groups) {
       this.groups.get(groupTableKey(g.projectId, g.record.group_type_index))?.upsert(g.record.group_key, g.record.group_properties);
@@ -91,17 +106,68 @@ export class BlastRadiusIndex {
     return q.properties.map((p) => compileFilter(p, q.groupTypeIndex, false, env));
   }
 
-  private personTable(projectId: number): PropertyTable {
-    let table = this.persons.get(projectId);
-    if (table === undefined) {
-      table = new PropertyTable();
-      for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
-        const person = value as PersonRecord;
-        table.upsert(person.id, person.properties);
-      }
-      this.persons.set(projectId, table);
+  /**
+   * Scans up to `budget` persons into the tables being built (finding projects first); returns
+   * whether work remains. Call between batches.
+   */
+  warmUp(budget: number): boolean {
+    for (const [projectId, entry] of this.persons) {
+      if (entry.complete) continue;
+      this.scan(projectId, entry, budget);
+      return true;
     }
-    return table;
+    while (!this.discoveryDone) {
+      const projectId = this.nextProjectWithPersons();
+      if (projectId === undefined) this.discoveryDone = true;
+      else if (!this.persons.has(projectId)) {
+        this.entryOf(projectId);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private personTable(projectId: number): PropertyTable {
+    const entry = this.entryOf(projectId);
+    if (!entry.complete) this.scan(projectId, entry, Infinity);
+    return entry.table;
+  }
+
+  private entryOf(projectId: number): PersonTable {
+    let entry = this.persons.get(projectId);
+    if (entry === undefined) {
+      entry = { table: new PropertyTable(), scannedThrough: 0, complete: false };
+      this.persons.set(projectId, entry);
+    }
+    return entry;
+  }
+
+  /** Reads the next `budget` persons of the project after `scannedThrough`. */
+  private scan(projectId: number, entry: PersonTable, budget: number): void {
+    // The processor commits in this thread; read from a snapshot that has every commit so far.
+    this.dbs.root.resetReadTxn();
+    let read = 0;
+    for (const { value } of this.dbs.persons.getRange({
+      start: [projectId, entry.scannedThrough + 1],
+      end: [projectId + 1],
+      ...(Number.isFinite(budget) ? { limit: budget } : {}),
+    })) {
+      const person = value as PersonRecord;
+      entry.table.upsert(person.id, person.properties);
+      entry.scannedThrough = person.id;
+      read++;
+    }
+    if (read < budget) entry.complete = true;
+  }
+
+  /** The next project (by id) holding persons that has no table yet. */
+  private nextProjectWithPersons(): number | undefined {
+    for (const key of this.dbs.persons.getKeys({ start: [this.discoveredThrough + 1], limit: 1 })) {
+      const projectId = (key as [number, number])[0];
+      this.discoveredThrough = projectId;
+      return projectId;
+    }
+    return undefined;
   }
 
   private groupTable(projectId: number, index: number): PropertyTable {
