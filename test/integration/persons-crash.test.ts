@@ -22,6 +22,9 @@ function batch(apiKey: string, b: number): Buffer {
     const fixed = { uuid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`, timestamp: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString() };
     if (n % 10 === 3) {
       events.push({ ...fixed, event: '$identify', distinct_id: user, properties: { $anon_distinct_id: `anon-${n % 900}`, $set: { seen: n } } });
+    } else if (n % 10 === 5) {
+      // Usage dashboard rollups are written in the processor's transaction too.
+      events.push({ ...fixed, event: '$feature_flag_called', distinct_id: user, properties: { $feature_flag: `f${n % 3}`, $feature_flag_response: n % 4 === 1 } });
     } else if (n % 50 === 7) {
       events.push({ ...fixed, event: '$groupidentify', distinct_id: user, properties: { $group_type: 'team', $group_key: `t${n % 13}`, $group_set: { last: n } } });
     } else {
@@ -52,7 +55,7 @@ async function behind(d: DaemonHandle): Promise<number> {
   return Number(/^hedgerow_person_processor_events_behind (\S+)$/m.exec(text)?.[1] ?? 'NaN');
 }
 
-/** Every person (with its distinct ids), group and group type, as stored. */
+/** Every person (with its distinct ids), group, group type and usage rollup counter, as stored. */
 async function dump(dataDir: string): Promise<unknown> {
   const dbs = openStore({ dataDir, sync: 'durable', readOnly: true });
   const all = (db: typeof dbs.persons) => [...db.getRange({})].map(({ key, value }) => [key, value]);
@@ -62,6 +65,7 @@ async function dump(dataDir: string): Promise<unknown> {
     personDistinctIds: all(dbs.personDistinctIds),
     groups: all(dbs.groups),
     groupTypes: all(dbs.groupTypes),
+    usageRollups: all(dbs.usageRollups),
   };
   await dbs.root.close();
   return out;
@@ -86,6 +90,7 @@ describe('person processor crash safety', () => {
 
     const [a, b] = [await dump(reference.dataDir), await dump(crashed.dataDir)];
     expect((a as { persons: unknown[] }).persons.length).toBeGreaterThan(500);
+    expect((a as { usageRollups: unknown[] }).usageRollups.length).toBeGreaterThan(300);
     expect(b).toEqual(a);
   });
 });
