@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
- * The `hedgerow` command line: `serve`, `admin …`, `events …`, each with `--help` (commander).
+ * The `hedgerow` command line: `serve`, `admin …`, `events …`, `wait-ready`, `install-service`,
+ * each with `--help` (commander).
  */
 import { Command } from 'commander';
 import { addAdminCommands } from './admin-command.js';
 import { addEventsCommands } from './events-command.js';
 import { addServeCommand } from './serve-command.js';
+import { addServiceCommands } from './service-commands.js';
 import { packageVersion } from './package-info.js';
 
 const program = new Command()
@@ -17,5 +19,6 @@ const program = new Command()
 addServeCommand(program);
 addAdminCommands(program);
 addEventsCommands(program);
+addServiceCommands(program);
 
 await program.parseAsync(process.argv);

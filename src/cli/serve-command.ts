@@ -1,7 +1,11 @@
 /**
  * `hedgerow serve`: load and freeze the configuration, start the daemon, and stop it cleanly on
- * SIGTERM/SIGINT within a bounded time; SIGHUP reloads the log level.
+ * SIGTERM/SIGINT within a bounded time; SIGHUP reloads the log level. With `--env-file`, that
+ * file's `HEDGEROW_*` lines are read over the environment at start and again on SIGHUP (a
+ * process's own environment cannot change, so this is how a reload sees an edited setting).
  */
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { startDaemon, type Daemon } from '../daemon.js';
@@ -12,12 +16,17 @@ import { addConfigFlags, configFlags } from './config-flags.js';
 const CLOSE_GRACE_MS = 5000;
 
 export function addServeCommand(program: Command): void {
-  const cmd = program.command('serve').description('run the daemon (HTTP front end, worker pool, LMDB store)');
+  const cmd = program
+    .command('serve')
+    .description('run the daemon (HTTP front end, worker pool, LMDB store)')
+    .option('--env-file <path>', 'read HEDGEROW_* settings from this file over the environment, at start and on SIGHUP');
   addConfigFlags(cmd).action(async (opts: Record<string, unknown>) => {
     const flags = configFlags(opts);
+    const envFile = typeof opts.envFile === 'string' ? opts.envFile : undefined;
+    const load = () => loadConfig({ flags, env: envFile === undefined ? process.env : withEnvFile(envFile) });
     let config;
     try {
-      config = loadConfig({ flags });
+      config = load();
     } catch (err) {
       if (err instanceof ConfigError) {
         process.stderr.write(`hedgerow: ${err.message}\n`);
@@ -53,7 +62,7 @@ export function addServeCommand(program: Command): void {
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', () => {
       try {
-        const reloaded = loadConfig({ flags });
+        const reloaded = load();
         setLogLevel(log, reloaded.logLevel);
         log.info({ log_level: reloaded.logLevel }, 'SIGHUP: reloaded the log level');
       } catch (err) {
@@ -68,4 +77,15 @@ export function addServeCommand(program: Command): void {
     }
     if (requested !== undefined) stop(requested);
   });
+}
+
+/** The process environment with the file's variables over it (a missing file is a configuration error). */
+function withEnvFile(file: string): NodeJS.ProcessEnv {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`--env-file ${file}: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+  return { ...process.env, ...parseEnv(text) };
 }
