@@ -3,12 +3,13 @@
  * writes them; `config/hedgerow.service` is this text for the default paths, kept equal by a
  * test). Pure text.
  *
- * `Type=exec` with `ExecStartPost=hedgerow wait-ready`, not `Type=notify`: sd_notify needs a
- * datagram on a Unix socket, which Node cannot send without a native module, and handing it to
- * `systemd-notify` from a child process loses the message on Debian 12's systemd 252 (the sender
- * has exited before systemd attributes it to the unit; `--exec` only arrived in 254). Waiting on
- * `/_readyz` gives systemd the same "started" moment; there is no watchdog ping, so liveness is
- * `Restart=on-failure` on exit.
+ * `Type=exec` with `ExecStartPost=hedgerow wait-ready`, not `Type=notify`: sd_notify is a
+ * datagram on a Unix socket, which Node cannot send itself without a native module. Relaying it
+ * through the `systemd-notify` tool in a child process can work (systemd ≥ 246 waits on a barrier
+ * so the message is attributed while the sender lives) but needs `NotifyAccess=all` and a process
+ * per watchdog ping, and cannot be exercised here without systemd as PID 1; not done yet. Waiting
+ * on `/_readyz` gives systemd the same "started" moment; there is no watchdog ping, so liveness
+ * is `Restart=on-failure` on exit.
  */
 
 export interface UnitPaths {
