@@ -8,7 +8,12 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { PersonProcessor } from '../src/processing/person-processor.js';
-import type { ProcessorCommand, ProcessorMessage, ProcessorSetup } from '../src/processing/processor-messages.js';
+import type {
+  BlastRadiusReply,
+  ProcessorCommand,
+  ProcessorMessage,
+  ProcessorSetup,
+} from '../src/processing/processor-messages.js';
 import { openStore } from '../src/store/open-store.js';
 
 const IDLE_POLL_MS = 250;
@@ -26,7 +31,7 @@ let wake: (() => void) | undefined;
 port.on('message', (m: ProcessorCommand) => {
   if (m.type === 'blast-radius') {
     // Answered between batches, so the tables match a committed state.
-    let answer: Extract<ProcessorMessage, { type: 'blast-radius' }>['answer'];
+    let answer: BlastRadiusReply;
     try {
       answer = blastRadius.count(m.query);
     } catch (err) {

@@ -3,7 +3,7 @@
  * days (`-30d`: the 30 days before today and today, UTC), one series per breakdown value (largest
  * first) or one for the whole event. Pure: the rollups come in through `UsageSource`.
  */
-import { civilFromDays, DAY_MS } from '../util/civil-date.js';
+import { DAY_MS } from '../util/civil-date.js';
 import type { DashboardPageModel, SeriesResult, TileView } from './dashboard-view.js';
 import { NONE_LABEL } from './usage-event.js';
 import type { InsightDefinition } from './usage-insights.js';
@@ -95,6 +95,5 @@ function sum(values: Iterable<number>): number {
 }
 
 function isoDay(dayNumber: number): string {
-  const { year, month, day } = civilFromDays(dayNumber);
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+  return new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
 }

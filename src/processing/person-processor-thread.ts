@@ -8,10 +8,8 @@ import { Worker } from 'node:worker_threads';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
 import { compareEventKeys } from './person-processor.js';
-import type { BlastRadiusAnswer, BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
-import type { ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';
-
-export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
+import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
+import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';
 
 export interface ProcessorEvents {
   onBatch(report: BatchReport): void;

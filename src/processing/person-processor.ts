@@ -1,9 +1,9 @@
 /**
- * The person processor: the single writer of persons and groups (and of the usage dashboards'
- * per-day rollups, src/store/usage-rollups.ts). It tails the event log from a
- * cursor (the key of the last block it applied) and applies each batch of blocks in ONE write
- * transaction that also stores the new cursor, so after a crash it resumes exactly where the
- * last commit left it: nothing applied twice, nothing skipped. Runs in its own thread
+ * The person processor: the single writer of persons and groups, and of the usage dashboards'
+ * per-day rollups (src/store/usage-rollups.ts). It tails the event log from a cursor (the key of
+ * the last block it applied) and applies each batch of blocks in ONE write transaction that also
+ * stores the new cursor, so after a crash it resumes exactly where the last commit left it:
+ * nothing applied twice, nothing skipped. Runs in its own thread
  * (workers/person-worker.ts), woken by the daemon after each event-log commit.
  */
 import type { StoredEvent } from '../ingest/types.js';

@@ -13,7 +13,10 @@ export type ProcessorMessage =
   | { type: 'batch'; report: BatchReport }
   | { type: 'stopped' }
   | { type: 'crashed'; error: string }
-  | { type: 'blast-radius'; id: number; answer: BlastRadiusAnswer | { ok: false; error: string } };
+  | { type: 'blast-radius'; id: number; answer: BlastRadiusReply };
+
+/** The processor's answer to a blast radius question, or why it could not answer. */
+export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 
 /** Messages from the daemon to the processor's thread. */
 export type ProcessorCommand =

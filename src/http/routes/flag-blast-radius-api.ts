@@ -7,7 +7,7 @@
  */
 import { INVALID_GROUP_TYPE_INDEX, parseBlastRadiusBody } from '../../blast-radius/blast-radius-request.js';
 import { HedgerowError } from '../../errors.js';
-import type { BlastRadiusReply } from '../../processing/person-processor-thread.js';
+import type { BlastRadiusReply } from '../../processing/processor-messages.js';
 import type { BlastRadiusQuery } from '../../blast-radius/blast-radius-index.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import { projectRequest } from '../api-request.js';

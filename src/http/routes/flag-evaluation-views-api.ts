@@ -37,15 +37,15 @@ export function addFlagEvaluationViewRoutes(router: Router, deps: FlagEvaluation
       if (!distinctId) throw new HedgerowError('HR_VALIDATION', 'distinct_id is required');
       const groups = parseGroupsParam(req.query.get('groups'));
       const projectId = req.project.id;
-      const { results } = evaluateSubject(projectId, deps.projects.get(projectId), distinctId, groups, deps.sources, new Date());
+      const project = deps.projects.get(projectId);
+      const { results } = evaluateSubject(projectId, project, distinctId, groups, deps.sources, new Date());
       const body: Record<string, { value: boolean | string; evaluation: { reason: string; condition_index: number | null } }> = {};
       for (const [key, r] of results) {
         // Django answers a missing group before looking at any condition: no condition index.
         const conditionIndex = r.reason.code === 'no_group_type' ? null : r.reason.condition_index;
         body[key] = { value: flagValue(r), evaluation: { reason: r.reason.code, condition_index: conditionIndex } };
       }
-      for (const flag of deps.flags.list(projectId)) {
-        if (flag.deleted || flag.active) continue;
+      for (const flag of project.snapshot.inactive) {
         body[flag.key] = { value: false, evaluation: { reason: 'disabled', condition_index: null } };
       }
       return json(200, body);
