@@ -1,24 +1,5 @@
 #!/usr/bin/env node
-/**
- * The `hedgerow` command line: `serve`, `admin …`, `events …`, `wait-ready`, `install-service`,
- * each with `--help` (commander).
- */
-import { Command } from 'commander';
-import { addAdminCommands } from './admin-command.js';
-import { addEventsCommands } from './events-command.js';
-import { addServeCommand } from './serve-command.js';
-import { addServiceCommands } from './service-commands.js';
-import { packageVersion } from './package-info.js';
+/** Entry point of the `hedgerow` command on the npm path (`npm start`, `npx hedgerow`). */
+import { runCli } from './program.js';
 
-const program = new Command()
-  .name('hedgerow')
-  .description('A self-hosted daemon that speaks PostHog\'s public wire protocol')
-  .version(packageVersion(), '-V, --version')
-  .showHelpAfterError();
-
-addServeCommand(program);
-addAdminCommands(program);
-addEventsCommands(program);
-addServiceCommands(program);
-
-await program.parseAsync(process.argv);
+await runCli(process.argv);

@@ -34,6 +34,10 @@ export interface StartOptions {
   personalKey?: string | null;
   /** Extra arguments after `serve`. */
   args?: string[];
+  /** Run this executable (the single binary) instead of `node dist/src/cli/main.js`. */
+  executable?: string;
+  /** Working directory of the child; default: the repository. */
+  cwd?: string;
 }
 
 export interface LogLine {
@@ -103,8 +107,15 @@ export function baseEnv(): Record<string, string> {
   return env;
 }
 
-export async function startDaemon(opts: StartOptions): Promise<DaemonHandle> {
+/** The argv prefix that runs `hedgerow`: the given executable, or node on the built CLI. */
+function cliCommand(executable?: string): string[] {
+  if (executable !== undefined) return [executable];
   if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: run \`npm run build\` first`);
+  return [process.execPath, CLI_MAIN];
+}
+
+export async function startDaemon(opts: StartOptions): Promise<DaemonHandle> {
+  const [file, ...prefix] = cliCommand(opts.executable);
   const dataDir = opts.dataDir ?? makeTempDir();
   const projectKey = opts.projectKey === null ? '' : (opts.projectKey ?? newProjectKey());
   const personalKey = opts.personalKey === null ? '' : (opts.personalKey ?? newPersonalKey());
@@ -124,8 +135,8 @@ export async function startDaemon(opts: StartOptions): Promise<DaemonHandle> {
     else env[k] = v;
   }
 
-  const child = spawn(process.execPath, [CLI_MAIN, 'serve', ...(opts.args ?? [])], {
-    cwd: REPO_ROOT,
+  const child = spawn(file!, [...prefix, 'serve', ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -288,11 +299,12 @@ export interface CliResult {
 /** Runs `hedgerow <args>` (the built CLI) to completion. */
 export function runCli(
   args: string[],
-  opts: { env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { env?: Record<string, string>; timeoutMs?: number; executable?: string; cwd?: string } = {},
 ): Promise<CliResult> {
+  const [file, ...prefix] = cliCommand(opts.executable);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_MAIN, ...args], {
-      cwd: REPO_ROOT,
+    const child = spawn(file!, [...prefix, ...args], {
+      cwd: opts.cwd ?? REPO_ROOT,
       env: { ...baseEnv(), ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
