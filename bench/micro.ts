@@ -3,6 +3,8 @@
  * normalizeCapture; then msgpack encoding, as the worker does before writing), against baselines
  * measured in the same run: `JSON.parse` of the same text, and `gunzipSync` + `JSON.parse` for
  * the gzip'd batch. Ratios say what the pipeline costs on top of the work no server can skip.
+ * The bucketing-hash cases compare the pure TypeScript SHA-1 (`bucketHash` → `sha1Fraction`)
+ * with the node:crypto implementation it replaced, on the same strings in the same run.
  */
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { Bench, type Task } from 'tinybench';
@@ -11,8 +13,10 @@ import type { CaptureRequest } from '../src/ingest/types.js';
 import { encodeEvent } from '../src/store/event-log.js';
 import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
-import { createHash } from 'node:crypto';
+import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
+import { createHash, hash as cryptoHash } from 'node:crypto';
 import { flagRecordWith } from '../test/fixtures/flag-record.js';
+import { v7 as uuidv7 } from 'uuid';
 import { batchBody, captureTemplate, DISTINCT_PLACEHOLDER, EVENTS_PER_BATCH, UUID_TAIL_PLACEHOLDER } from './payloads.js';
 
 const MAX_DECOMPRESSED = 100 * 1024 * 1024;
@@ -38,6 +42,8 @@ function pipeline(req: CaptureRequest, encode: boolean): number {
 interface Case {
   name: string;
   events: number;
+  /** What `events` counts when not events: per-unit figures are then also given in ns, baseline included. */
+  unit?: { one: string; many: string };
   baseline: [string, () => unknown];
   variants: [string, () => unknown][];
 }
@@ -70,6 +76,62 @@ function evaluateOnce(): unknown {
   });
 }
 
+/**
+ * Bucketing strings as /flags assembles them: 40 flags (one request's worth) over ids shaped
+ * like posthog-node's (UUIDv7 for anonymous users, app ids, e-mail addresses), half with the
+ * variant salt. 1,024 strings, so neither implementation sees the same one twice in a row.
+ */
+const FLAGS_PER_REQUEST = 40;
+interface BucketInput {
+  keyDot: string;
+  id: string;
+  salt: string;
+}
+function bucketInputs(idOf: (i: number) => string): BucketInput[] {
+  return Array.from({ length: 1024 }, (_, i) => ({
+    keyDot: `${['new-checkout-flow', 'beta-dashboard', 'pricing-experiment-2024', 'onboarding-v3'][i % 4]}-${i % FLAGS_PER_REQUEST}.`,
+    id: idOf(i),
+    salt: i % 2 === 0 ? '' : VARIANT_SALT,
+  }));
+}
+const asciiBucketInputs = bucketInputs((i) => [uuidv7(), `user-${100_000 + i}`, `person${i}@example.com`][i % 3] as string);
+const nonAsciiBucketInputs = bucketInputs((i) => [`josé-${i}`, `用户-${i}`, `anna-${i}-🦔`][i % 3] as string);
+/** The implementation bucketHash replaced: node:crypto's hex digest, its first 15 digits parsed. */
+function cryptoBucketHash(keyDot: string, identifier: string, salt: string): number {
+  if (identifier === '') return 0;
+  return parseInt(cryptoHash('sha1', keyDot + identifier + salt, 'hex').slice(0, 15), 16) / 0xfffffffffffffff;
+}
+/**
+ * One request's worth of bucketing hashes, moving on through `inputs` from call to call. One
+ * loop per implementation, not one taking the hash function as a parameter: a shared call site
+ * would turn polymorphic, which the engine's real, direct `bucketHash` calls never are.
+ */
+function cryptoHashRequest(inputs: BucketInput[]): () => number {
+  let next = 0;
+  return () => {
+    let sum = 0;
+    for (let i = 0; i < FLAGS_PER_REQUEST; i++) {
+      const { keyDot, id, salt } = inputs[next++ % inputs.length] as BucketInput;
+      sum += cryptoBucketHash(keyDot, id, salt);
+    }
+    return sum;
+  };
+}
+function sha1HashRequest(inputs: BucketInput[]): () => number {
+  let next = 0;
+  return () => {
+    let sum = 0;
+    for (let i = 0; i < FLAGS_PER_REQUEST; i++) {
+      const { keyDot, id, salt } = inputs[next++ % inputs.length] as BucketInput;
+      sum += bucketHash(keyDot, id, salt);
+    }
+    return sum;
+  };
+}
+function meanUtf8Length(inputs: BucketInput[]): number {
+  return Math.round(inputs.reduce((n, { keyDot, id, salt }) => n + Buffer.byteLength(keyDot + id + salt), 0) / inputs.length);
+}
+
 const cases: Case[] = [
   {
     name: `/batch/ ${EVENTS_PER_BATCH} events, gzip ${batchGzip.length} B → ${batchText.length} B`,
@@ -95,6 +157,20 @@ const cases: Case[] = [
     baseline: ['one SHA-1 of a bucketing string', () => createHash('sha1').update(`ten-conditions.user-${evaluation++}`).digest('hex')],
     variants: [['evaluateFlags (compiled snapshot)', evaluateOnce]],
   },
+  {
+    name: `bucketing hash: ${FLAGS_PER_REQUEST} bucketHash calls, ASCII ids, mean ${meanUtf8Length(asciiBucketInputs)} B`,
+    events: FLAGS_PER_REQUEST,
+    unit: { one: 'hash', many: 'hashes' },
+    baseline: ['crypto.hash + parseInt (replaced)', cryptoHashRequest(asciiBucketInputs)],
+    variants: [['sha1Fraction (pure TypeScript)', sha1HashRequest(asciiBucketInputs)]],
+  },
+  {
+    name: `bucketing hash: ${FLAGS_PER_REQUEST} bucketHash calls, non-ASCII ids, mean ${meanUtf8Length(nonAsciiBucketInputs)} B`,
+    events: FLAGS_PER_REQUEST,
+    unit: { one: 'hash', many: 'hashes' },
+    baseline: ['crypto.hash + parseInt (replaced)', cryptoHashRequest(nonAsciiBucketInputs)],
+    variants: [['sha1Fraction (pure TypeScript)', sha1HashRequest(nonAsciiBucketInputs)]],
+  },
 ];
 
 const bench = new Bench({ time: 1500, warmupTime: 300 });
@@ -111,13 +187,15 @@ console.log(`node ${process.version}; tinybench; mean per request (± relative m
 for (const c of cases) {
   const base = stats(bench.getTask(`${c.name} | ${c.baseline[0]}`));
   console.log(c.name);
-  console.log(`  ${c.baseline[0].padEnd(36)} ${base.meanUs.toFixed(1).padStart(8)} µs ±${base.rme.toFixed(1)}%  (baseline)`);
+  const unit = c.unit ?? { one: 'event', many: 'events' };
+  const nsPerUnit = (meanUs: number): string => (c.unit ? `; ${((meanUs / c.events) * 1000).toFixed(0)} ns/${unit.one}` : '');
+  console.log(`  ${c.baseline[0].padEnd(36)} ${base.meanUs.toFixed(1).padStart(8)} µs ±${base.rme.toFixed(1)}%  (baseline)${nsPerUnit(base.meanUs)}`);
   for (const [label] of c.variants) {
     const s = stats(bench.getTask(`${c.name} | ${label}`));
     const perEvent = s.meanUs / c.events;
     console.log(
       `  ${label.padEnd(36)} ${s.meanUs.toFixed(1).padStart(8)} µs ±${s.rme.toFixed(1)}%  ${(s.meanUs / base.meanUs).toFixed(2)}x baseline;` +
-        ` ${perEvent.toFixed(2)} µs/event → ${Math.round(1e6 / perEvent).toLocaleString('en-US')} events/s per core`,
+        ` ${perEvent.toFixed(2)} µs/${unit.one} → ${Math.round(1e6 / perEvent).toLocaleString('en-US')} ${unit.many}/s per core${nsPerUnit(s.meanUs)}`,
     );
   }
 }
