@@ -149,7 +149,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     handler: (req) => handle(router, metrics, log, req),
     maxBodyBytes: config.maxBodyBytes,
     tooLarge: (req) => {
-      metrics.httpRequests.inc({ route: 'too_large', method: req.method, status: 413 });
+      metrics.countRequest('too_large', req.method, 413);
       return errorResponse(
         new HedgerowError('HR_BODY_TOO_LARGE', `request body exceeds the ${config.maxBodyBytes}-byte limit`),
         corsHeaders({ ...req, body: new Uint8Array(0) }),
@@ -235,19 +235,26 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   return { port, backend: backend.name, stop };
 }
 
-async function handle(router: Router, metrics: Metrics, log: Logger, req: HttpRequest): Promise<HttpResponse> {
+/**
+ * Routes one request and counts its answer. Synchronous handlers are answered in the same call
+ * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
+ */
+function handle(router: Router, metrics: Metrics, log: Logger, req: HttpRequest): HttpResponse | Promise<HttpResponse> {
   let route = 'unmatched';
-  let res: HttpResponse;
+  const fail = (err: unknown) => toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
+  const counted = (res: HttpResponse): HttpResponse => {
+    metrics.countRequest(route, req.method, res.status);
+    if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
+    return res;
+  };
   try {
     const matched = router.match(req);
     route = matched.name;
-    res = await matched.run();
+    const out = matched.run();
+    return out instanceof Promise ? out.then(counted, (err: unknown) => counted(fail(err))) : counted(out);
   } catch (err) {
-    res = toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
+    return counted(fail(err));
   }
-  metrics.httpRequests.inc({ route, method: req.method, status: res.status });
-  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
-  return res;
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

@@ -85,6 +85,7 @@ export class AuthStore {
   private readonly tokenCache = new Map<string, Project | undefined>();
   private readonly personalKeyCache = new Map<string, { key: PersonalApiKey; user: User } | undefined>();
   private cacheVersion = -1;
+  private versionCheckedThisTurn = false;
 
   constructor(private readonly dbs: StoreDatabases) {}
 
@@ -138,8 +139,18 @@ export class AuthStore {
     return found;
   }
 
-  /** Every auth write bumps `auth_version`; the caches hold only while it stays the same. */
+  /**
+   * Every auth write bumps `auth_version`; the caches hold only while it stays the same. It is
+   * read once per event-loop turn, not per request: requests of one turn arrived together, so
+   * a write by another process is seen from the next turn on, and this process's own writes
+   * make the next check read it again.
+   */
   private checkCacheVersion(): void {
+    if (this.versionCheckedThisTurn) return;
+    this.versionCheckedThisTurn = true;
+    setImmediate(() => {
+      this.versionCheckedThisTurn = false;
+    }).unref();
     const version = (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0;
     if (version === this.cacheVersion) return;
     this.tokenCache.clear();
@@ -174,6 +185,7 @@ export class AuthStore {
 
   /** Call inside the write transaction of every auth change (invalidates token caches). */
   private bumpVersion(): void {
+    this.versionCheckedThisTurn = false;
     this.dbs.meta.putSync(AUTH_VERSION, ((this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0) + 1);
   }
 

@@ -23,13 +23,23 @@ afterEach(async () => {
 });
 
 describe('AuthStore token cache', () => {
-  it('sees a project created after the same token was looked up and not found', () => {
+  it('sees a project another store created after the token was looked up and not found, from the next turn', async () => {
     const { reader, writer } = store();
     const token = 'phc_cachedtoken_0001';
     expect(reader.projectByToken(token)).toBeUndefined();
     const org = writer.createOrganization('org');
     const p = writer.createProject({ name: 'late', organizationId: org.id, apiToken: token });
+    await new Promise((resolve) => setImmediate(resolve));
     expect(reader.projectByToken(token)).toEqual(p);
+  });
+
+  it('sees its own writes at once', () => {
+    const { writer } = store();
+    const token = 'phc_cachedtoken_0003';
+    expect(writer.projectByToken(token)).toBeUndefined();
+    const org = writer.createOrganization('org');
+    const p = writer.createProject({ name: 'mine', organizationId: org.id, apiToken: token });
+    expect(writer.projectByToken(token)).toEqual(p);
   });
 
   it('answers repeated lookups from the cache with the same record', () => {

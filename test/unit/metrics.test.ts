@@ -27,7 +27,8 @@ describe('createMetrics', () => {
     const m = createMetrics();
     m.recordIngest({ accepted: 7, dropped: { no_distinct_id: 2 }, commitSeconds: 0.003, batchSizes: [4, 5] });
     m.recordIngest({ accepted: 3, dropped: { no_event_name: 1, bogus: 9 } as { no_event_name: number }, batchSizes: [4] });
-    m.httpRequests.inc({ route: '/batch/', method: 'POST', status: 200 });
+    m.countRequest('/batch/', 'POST', 200);
+    m.countRequest('/batch/', 'POST', 200);
     m.bodyBytes.observe(2000);
     m.setPoolProbe(() => ({ queueDepth: 12, utilization: 0.5 }));
     const { body } = await m.render();
@@ -39,7 +40,9 @@ describe('createMetrics', () => {
     expect(body).toContain('hedgerow_commit_latency_seconds_bucket{le="0.005"} 1');
     expect(body).toContain('hedgerow_batch_size_events_bucket{le="2"} 0');
     expect(body).toContain('hedgerow_batch_size_events_bucket{le="5"} 3');
-    expect(body).toContain('hedgerow_http_requests_total{route="/batch/",method="POST",status="200"} 1');
+    expect(body).toContain('hedgerow_http_requests_total{route="/batch/",method="POST",status="200"} 2');
+    m.countRequest('/batch/', 'POST', 200);
+    expect((await m.render()).body).toContain('hedgerow_http_requests_total{route="/batch/",method="POST",status="200"} 3');
     expect(body).toContain('hedgerow_request_body_bytes_count 1');
     expect(body).toContain('hedgerow_pool_queue_depth 12');
     expect(body).toContain('hedgerow_pool_utilization_ratio 0.5');

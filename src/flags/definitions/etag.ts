@@ -45,6 +45,8 @@ function opaqueTag(tag: string): string {
 
 /** If-None-Match matches (weak `W/"x"`, strong `"x"`, bare `x`, comma lists, `*`). */
 export function ifNoneMatchMatches(ifNoneMatch: string, etag: string): boolean {
+  // What a polling SDK sends back: the served tag itself (the common case, checked first).
+  if (ifNoneMatch === etag && etag !== '') return true;
   const current = opaqueTag(etag.trim());
   if (current === '') return false;
   return listedTags(ifNoneMatch).some((tag) => tag === '*' || opaqueTag(tag) === current);
