@@ -152,7 +152,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       metrics.countRequest('too_large', req.method, 413);
       return errorResponse(
         new HedgerowError('HR_BODY_TOO_LARGE', `request body exceeds the ${config.maxBodyBytes}-byte limit`),
-        corsHeaders({ ...req, body: new Uint8Array(0) }),
+        corsHeaders(req),
       );
     },
     onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),

@@ -1,13 +1,14 @@
 /**
  * The flag definitions body served for local evaluation, serialized once per project flag
  * version (and cohort mode) with its ETag, so an SDK poll costs a version read and a string
- * compare, not a rebuild (spec flags.md §7).
+ * compare, not a rebuild (spec flags.md §7). The version is read once per event-loop turn.
  */
 import { buildDefinitions } from '../flags/definitions/build-definitions.js';
 import { definitionsEtag } from '../flags/definitions/etag.js';
 import type { CohortStore } from '../store/cohort-store.js';
 import type { FlagReader } from '../store/flag-store.js';
 import type { GroupReader } from '../store/group-store.js';
+import { TurnMemo } from '../util/turn-memo.js';
 
 export interface ServedDefinitions {
   readonly version: number;
@@ -17,6 +18,7 @@ export interface ServedDefinitions {
 
 export class DefinitionsCache {
   private readonly cache = new Map<string, ServedDefinitions>();
+  private readonly versions = new TurnMemo<number, number>();
 
   constructor(
     private readonly flags: FlagReader,
@@ -25,7 +27,7 @@ export class DefinitionsCache {
   ) {}
 
   get(projectId: number, sendCohorts: boolean): ServedDefinitions {
-    const version = this.flags.flagsVersion(projectId);
+    const version = this.versions.get(projectId, () => this.flags.flagsVersion(projectId));
     const key = `${projectId}:${sendCohorts ? 1 : 0}`;
     const cached = this.cache.get(key);
     if (cached !== undefined && cached.version === version) return cached;

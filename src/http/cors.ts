@@ -5,7 +5,7 @@
  */
 import type { HttpRequest } from './types.js';
 
-export function corsHeaders(req: HttpRequest): Record<string, string> {
+export function corsHeaders(req: Pick<HttpRequest, 'header' | 'method'>): Record<string, string> {
   const origin = req.header('origin');
   if (origin === '') return {};
   const headers: Record<string, string> = {

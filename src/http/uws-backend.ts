@@ -28,6 +28,46 @@ interface Exchange {
   answered: boolean;
 }
 
+/** uWS gives the method in lower case; the common ones are mapped without a new string. */
+const UPPER_METHODS: Readonly<Record<string, string>> = {
+  get: 'GET', post: 'POST', head: 'HEAD', options: 'OPTIONS', put: 'PUT', patch: 'PATCH', delete: 'DELETE',
+};
+
+const NO_BODY = new Uint8Array(0);
+
+/**
+ * The request as handlers see it. Headers are kept as a flat [name, value, …] list (a request
+ * has a handful; a scan beats building a Map), and the client address is formatted only when
+ * asked for (capture asks, flags and the management API do not).
+ */
+class UwsRequest implements HttpRequest {
+  body: Uint8Array = NO_BODY;
+  private address: string | undefined;
+
+  constructor(
+    private readonly ex: Exchange,
+    readonly method: string,
+    readonly path: string,
+    readonly query: string,
+    private readonly headers: string[],
+  ) {}
+
+  header(name: string): string {
+    const h = this.headers;
+    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1] as string;
+    return '';
+  }
+
+  get ip(): string {
+    if (this.address === undefined) {
+      // The uWS response may not be touched once answered or aborted.
+      const peer = this.ex.aborted || this.ex.answered ? '' : formatIp(new Uint8Array(this.ex.res.getRemoteAddress()));
+      this.address = clientIp(this.header('x-forwarded-for'), peer);
+    }
+    return this.address;
+  }
+}
+
 export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBackend {
   const app = uws.App();
   const inFlight = new InFlight();
@@ -56,7 +96,8 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
   }
 
   app.any('/*', (res, req) => {
-    const ex: Exchange = { res, method: req.getMethod().toUpperCase(), aborted: false, answered: false };
+    const lower = req.getMethod();
+    const ex: Exchange = { res, method: UPPER_METHODS[lower] ?? lower.toUpperCase(), aborted: false, answered: false };
     inFlight.add();
     res.onAborted(() => {
       ex.aborted = true;
@@ -64,25 +105,27 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
     });
 
     // Everything from `req` is read now: it is invalid once this callback returns.
-    const path = req.getUrl();
     const query = req.getQuery() ?? ''; // undefined, not '', when the URL has no '?'
-    const headers = new Map<string, string>();
+    const headers: string[] = [];
     req.forEach((k, v) => {
-      const prev = headers.get(k);
-      headers.set(k, prev === undefined ? v : `${prev}, ${v}`);
+      for (let i = 0; i < headers.length; i += 2) {
+        if (headers[i] === k) {
+          headers[i + 1] = `${headers[i + 1]}, ${v}`;
+          return;
+        }
+      }
+      headers.push(k, v);
     });
-    const ip = clientIp(headers.get('x-forwarded-for') ?? '', formatIp(new Uint8Array(res.getRemoteAddress())));
-    const head: Omit<HttpRequest, 'body'> = {
-      method: ex.method,
-      path,
-      query,
-      ip,
-      header: (name) => headers.get(name) ?? '',
-    };
+    const head = new UwsRequest(ex, ex.method, req.getUrl(), query, headers);
 
-    const declared = parseContentLength(headers.get('content-length') ?? '');
+    const declared = parseContentLength(head.header('content-length'));
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
       answer(ex, runTooLarge(opts, head), true);
+      return;
+    }
+    if ((declared === undefined || declared === 0) && head.header('transfer-encoding') === '') {
+      // No body can follow: answer without waiting for uWS's empty last chunk.
+      runHandler(opts, head, (response) => answer(ex, response, false));
       return;
     }
     // Preallocate when the size is known and allowed; otherwise collect copied chunks.
@@ -111,8 +154,8 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
         answer(ex, runTooLarge(opts, head), false);
         return;
       }
-      const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
-      runHandler(opts, { ...head, body }, (response) => answer(ex, response, false));
+      head.body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
+      runHandler(opts, head, (response) => answer(ex, response, false));
     });
   });
 

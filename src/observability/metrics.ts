@@ -57,16 +57,21 @@ export function createMetrics(): Metrics {
 
   // Labelled increments hash their labels on every call; per request that showed in profiles of
   // the main thread, so requests are tallied by a string key and handed over when scraped.
-  const requestTally = new Map<string, { route: string; method: string; status: number; n: number }>();
+  // Nested maps (route → method → status): no key string is built per request.
+  const requestTally = new Map<string, Map<string, Map<number, { n: number }>>>();
   new Counter({
     name: 'hedgerow_http_requests_total',
     help: 'HTTP requests answered, by route pattern, method and status',
     labelNames: ['route', 'method', 'status'] as const,
     registers,
     collect() {
-      for (const t of requestTally.values()) {
-        if (t.n > 0) this.inc({ route: t.route, method: t.method, status: t.status }, t.n);
-        t.n = 0;
+      for (const [route, byMethod] of requestTally) {
+        for (const [method, byStatus] of byMethod) {
+          for (const [status, t] of byStatus) {
+            if (t.n > 0) this.inc({ route, method, status }, t.n);
+            t.n = 0;
+          }
+        }
       }
     },
   });
@@ -146,10 +151,13 @@ export function createMetrics(): Metrics {
       backlogProbe = p;
     },
     countRequest(route, method, status) {
-      const key = `${route} ${method} ${status}`;
-      const t = requestTally.get(key);
+      let byMethod = requestTally.get(route);
+      if (byMethod === undefined) requestTally.set(route, (byMethod = new Map()));
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+      const t = byStatus.get(status);
       if (t !== undefined) t.n++;
-      else requestTally.set(key, { route, method, status, n: 1 });
+      else byStatus.set(status, { n: 1 });
     },
     eventsAccepted,
     eventsDropped,

@@ -13,6 +13,7 @@ import {
   maskPersonalApiKey,
 } from '../auth/keys.js';
 import { isAdminLevel, ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
+import { TurnMemo } from '../util/turn-memo.js';
 import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
 
 export interface Organization {
@@ -85,7 +86,7 @@ export class AuthStore {
   private readonly tokenCache = new Map<string, Project | undefined>();
   private readonly personalKeyCache = new Map<string, { key: PersonalApiKey; user: User } | undefined>();
   private cacheVersion = -1;
-  private versionCheckedThisTurn = false;
+  private readonly versionThisTurn = new TurnMemo<string, number>();
 
   constructor(private readonly dbs: StoreDatabases) {}
 
@@ -141,17 +142,11 @@ export class AuthStore {
 
   /**
    * Every auth write bumps `auth_version`; the caches hold only while it stays the same. It is
-   * read once per event-loop turn, not per request: requests of one turn arrived together, so
-   * a write by another process is seen from the next turn on, and this process's own writes
-   * make the next check read it again.
+   * read once per event-loop turn (TurnMemo), and this store's own writes make the next check
+   * read it again.
    */
   private checkCacheVersion(): void {
-    if (this.versionCheckedThisTurn) return;
-    this.versionCheckedThisTurn = true;
-    setImmediate(() => {
-      this.versionCheckedThisTurn = false;
-    }).unref();
-    const version = (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0;
+    const version = this.versionThisTurn.get(AUTH_VERSION, () => (this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0);
     if (version === this.cacheVersion) return;
     this.tokenCache.clear();
     this.personalKeyCache.clear();
@@ -185,7 +180,7 @@ export class AuthStore {
 
   /** Call inside the write transaction of every auth change (invalidates token caches). */
   private bumpVersion(): void {
-    this.versionCheckedThisTurn = false;
+    this.versionThisTurn.forget();
     this.dbs.meta.putSync(AUTH_VERSION, ((this.dbs.meta.get(AUTH_VERSION) as number | undefined) ?? 0) + 1);
   }
 
