@@ -241,20 +241,29 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
  */
 function handle(router: Router, metrics: Metrics, log: Logger, req: HttpRequest): HttpResponse | Promise<HttpResponse> {
   let route = 'unmatched';
-  const fail = (err: unknown) => toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
-  const counted = (res: HttpResponse): HttpResponse => {
-    metrics.countRequest(route, req.method, res.status);
-    if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
-    return res;
-  };
+  let out: HttpResponse | Promise<HttpResponse>;
   try {
     const matched = router.match(req);
     route = matched.name;
-    const out = matched.run();
-    return out instanceof Promise ? out.then(counted, (err: unknown) => counted(fail(err))) : counted(out);
+    out = matched.run();
   } catch (err) {
-    return counted(fail(err));
+    return counted(metrics, route, req, unhandled(log, req, err));
   }
+  if (!(out instanceof Promise)) return counted(metrics, route, req, out);
+  return out.then(
+    (res) => counted(metrics, route, req, res),
+    (err: unknown) => counted(metrics, route, req, unhandled(log, req, err)),
+  );
+}
+
+function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
+  metrics.countRequest(route, req.method, res.status);
+  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
+  return res;
+}
+
+function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
+  return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

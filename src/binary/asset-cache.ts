@@ -97,7 +97,7 @@ function isCurrent(target: string, file: BundledFile): boolean {
 }
 
 /** Writes `data` to `target` so that readers see either the old file or all of the new one. */
-export function writeFileAtomically(target: string, data: Uint8Array, mode: number): void {
+function writeFileAtomically(target: string, data: Uint8Array, mode: number): void {
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   const tmp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const fd = fs.openSync(tmp, 'wx', mode);

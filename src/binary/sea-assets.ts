@@ -18,7 +18,7 @@ declare global {
   var __HEDGEROW_SEA_ROOT: string | undefined;
 }
 
-export const MANIFEST_ASSET = 'manifest.json';
+const MANIFEST_ASSET = 'manifest.json';
 
 function assetReader(): AssetReader {
   if (sea.isSea()) return (asset) => new Uint8Array(sea.getAsset(asset));
