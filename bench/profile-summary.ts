@@ -1,7 +1,9 @@
 /**
  * Summarizes V8 .cpuprofile files (from `npm run bench -- --cpu-prof <dir>`, one per thread):
  * share of samples per function (self time) and per source file, idle and GC included.
- * Usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N]
+ * With `--inclusive`, also per function with its callees (each function counted once per
+ * sample however deep it recurses): where a phase's time goes as a whole.
+ * Usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive]
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +12,7 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   hitCount?: number;
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -26,7 +29,12 @@ function where(url: string): string {
   return path.relative(process.cwd(), url.replace(/^file:\/\//, ''));
 }
 
-function summarize(file: string, top: number): void {
+function label(cf: ProfileNode['callFrame']): string {
+  const loc = where(cf.url);
+  return `${cf.functionName || '(anonymous)'}${loc ? ` ${loc}:${cf.lineNumber + 1}` : ''}`;
+}
+
+function summarize(file: string, top: number, inclusive: boolean): void {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const hits = new Map<number, number>();
@@ -37,7 +45,7 @@ function summarize(file: string, top: number): void {
   for (const [id, n] of hits) {
     const cf = (byId.get(id) as ProfileNode).callFrame;
     const loc = where(cf.url);
-    const fn = `${cf.functionName || '(anonymous)'}${loc ? ` ${loc}:${cf.lineNumber + 1}` : ''}`;
+    const fn = label(cf);
     fns.set(fn, (fns.get(fn) ?? 0) + n);
     const f = loc || cf.functionName; // (idle), (program), (garbage collector) have no url
     files.set(f, (files.get(f) ?? 0) + n);
@@ -47,13 +55,30 @@ function summarize(file: string, top: number): void {
     [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, n]) => `  ${pct(n)}  ${k}`).join('\n');
   console.log(`${path.basename(file)}: ${total} samples over ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s`);
   console.log(`by file/package:\n${list(files)}\nby function (self):\n${list(fns)}\n`);
+  if (inclusive) console.log(`by function (with callees):\n${list(inclusiveShares(p, hits))}\n`);
+}
+
+/** Samples per function label, counting every sample whose stack contains it (once). */
+function inclusiveShares(p: Profile, hits: Map<number, number>): Map<string, number> {
+  const parent = new Map<number, ProfileNode>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n);
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  for (const [id, count] of hits) {
+    const seen = new Set<string>();
+    for (let n = byId.get(id); n !== undefined; n = parent.get(n.id)) seen.add(label(n.callFrame));
+    for (const fn of seen) out.set(fn, (out.get(fn) ?? 0) + count);
+  }
+  return out;
 }
 
 const args = process.argv.slice(2);
 const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 15;
+const inclusiveAt = args.indexOf('--inclusive');
+if (inclusiveAt >= 0) args.splice(inclusiveAt, 1);
 if (args.length === 0) {
-  console.error('usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N]');
+  console.error('usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive]');
   process.exit(2);
 }
-for (const f of args) summarize(f, top);
+for (const f of args) summarize(f, top, inclusiveAt >= 0);

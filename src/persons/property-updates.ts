@@ -110,13 +110,18 @@ export function initialPropertyName(key: string): string {
   return `$initial_${key.replace('$', '')}`;
 }
 
+/** Each lifted property with its `$initial_*` name, computed once. */
+const LIFTED: readonly (readonly [key: string, initial: string])[] = PERSON_PROPERTIES_FROM_EVENT.map((key) => [
+  key,
+  initialPropertyName(key),
+]);
 
-
-
+/**
+ * A shallow copy of a JSON object ({} for anything else). Spread defines own data properties, so
+ * a key named `__proto__` is copied as a key, never as the prototype.
+ */
 function copyObject(value: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) setOwn(out, k, v);
-  return out;
+  return isPlainObject(value) ? { ...value } : {};
 }
 
 /** `$unset` as an array of keys (non-strings skipped) or an object whose keys are used. */
@@ -147,15 +152,14 @@ function liftEventProperties(
   const source: Readonly<Record<string, unknown>> =
     !hasOwn(properties, '$os') && hasOwn(properties, '$os_name') ? { ...properties, $os: properties.$os_name } : properties;
   let lifted = false;
-  for (const key of PERSON_PROPERTIES_FROM_EVENT) {
+  for (const [key, initial] of LIFTED) {
     if (!hasOwn(source, key)) continue;
     if (fromServer && (key === '$os' || key === '$os_version')) continue;
     lifted = true;
     const value = source[key];
-    if (!hasOwn(set, key)) setOwn(set, key, value);
-    const initial = initialPropertyName(key);
+    if (!hasOwn(set, key)) set[key] = value; // no listed name is `__proto__`
     // A null never becomes a first-touch value: browsers send absent campaign params as null.
-    if (value !== null && value !== undefined && !hasOwn(setOnce, initial)) setOwn(setOnce, initial, value);
+    if (value !== null && value !== undefined && !hasOwn(setOnce, initial)) setOnce[initial] = value;
   }
   if (!lifted) return;
   const osName = properties.$os_name;
@@ -196,30 +200,34 @@ export function eventPropertyUpdates(
  * Applies updates to a person's properties, as `computeEventPropertyUpdates` followed by
  * `applyEventPropertyUpdates`: `setOnce` keys the person lacks (a key holding null is present),
  * then `set` keys whose value differs, then `unset` keys the person had before this event (a key
- * both set and unset by one event on a person lacking it stays set). Never mutates `current`.
+ * both set and unset by one event on a person lacking it stays set). Never mutates `current`;
+ * when nothing changes, the result's `properties` is `current` itself.
  */
 export function applyPropertyUpdates(
   current: Readonly<Record<string, unknown>>,
   updates: PropertyUpdates,
-): { properties: Record<string, unknown>; changed: boolean } {
-  const properties = copyObject(current);
-  let changed = false;
-  for (const [key, value] of Object.entries(updates.setOnce)) {
-    if (hasOwn(current, key) && current[key] !== undefined) continue;
-    setOwn(properties, key, value);
-    changed = true;
+): { properties: Readonly<Record<string, unknown>>; changed: boolean } {
+  // Copied on the first change only: most events change nothing on a person they have seen.
+  let properties: Record<string, unknown> | undefined;
+  for (const key in updates.setOnce) {
+    if (!hasOwn(updates.setOnce, key) || (hasOwn(current, key) && current[key] !== undefined)) continue;
+    properties ??= copyObject(current);
+    setOwn(properties, key, updates.setOnce[key]);
   }
-  for (const [key, value] of Object.entries(updates.set)) {
-    if (jsonEqual(hasOwn(properties, key) ? properties[key] : undefined, value)) continue;
+  for (const key in updates.set) {
+    if (!hasOwn(updates.set, key)) continue;
+    const now = properties ?? current;
+    const value = updates.set[key];
+    if (jsonEqual(hasOwn(now, key) ? now[key] : undefined, value)) continue;
+    properties ??= copyObject(current);
     setOwn(properties, key, value);
-    changed = true;
   }
   for (const key of updates.unset) {
     if (!hasOwn(current, key)) continue;
+    properties ??= copyObject(current);
     delete properties[key];
-    changed = true;
   }
-  return { properties, changed };
+  return properties === undefined ? { properties: current, changed: false } : { properties, changed: true };
 }
 
 /**

@@ -60,11 +60,26 @@ describe('applyPropertyUpdates: $set (spec §7.2)', () => {
     expect(r.properties).toEqual({ plan: 'pro', first: 1 });
   });
 
-  it('returns a fresh object even when nothing changes', () => {
-    const current = { a: 1 };
-    const r = applyPropertyUpdates(current, updates({}));
-    expect(r).toEqual({ properties: { a: 1 }, changed: false });
-    expect(r.properties).not.toBe(current);
+  it('returns the current object, untouched, when nothing changes (no copy per event)', () => {
+    const current = { a: 1, b: { c: 2 } };
+    const r = applyPropertyUpdates(current, updates({ set: { a: 1, b: { c: 2 } }, setOnce: { a: 5 }, unset: ['z'] }));
+    expect(r).toEqual({ properties: { a: 1, b: { c: 2 } }, changed: false });
+    expect(r.properties).toBe(current);
+  });
+
+  it('copies on the first change and never mutates the current object', () => {
+    const current = Object.freeze({ a: 1, gone: true });
+    const r = applyPropertyUpdates(current, updates({ set: { a: 1, n: 2 }, unset: ['gone'] }));
+    expect(r).toEqual({ properties: { a: 1, n: 2 }, changed: true });
+    expect(current).toEqual({ a: 1, gone: true });
+  });
+
+  it('keeps a `__proto__` key as a key when copying', () => {
+    const current = JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as Record<string, unknown>;
+    const r = applyPropertyUpdates(current, updates({ set: { a: 2 } }));
+    expect(Object.getPrototypeOf(r.properties)).toBe(Object.prototype);
+    expect(Object.keys(r.properties)).toEqual(['__proto__', 'a']);
+    expect(r.properties.a).toBe(2);
   });
 
   it('stores a key named __proto__ as data, without touching the prototype', () => {
