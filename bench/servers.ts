@@ -110,8 +110,8 @@ export interface DaemonSettings {
 
 /**
  * The daemon as `npm start` would run it, on its uWS backend. HEDGEROW_WORKERS,
- * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass through from the
- * environment.
+ * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE, HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass
+ * through from the environment.
  */
 export function startDaemon(s: DaemonSettings): Promise<Server> {
   const env = {

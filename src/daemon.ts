@@ -165,7 +165,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
   const workerPool = new WorkerPool({
-    setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes },
+    setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, nice: config.workerNice },
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
@@ -206,12 +206,19 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   metrics.setPersonBacklogProbe(() =>
     Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed),
   );
-  await workerPool.ready();
+  const pongs = await workerPool.ready();
+  const notReniced = pongs.find((p) => !p.nice.ok);
+  if (notReniced && !notReniced.nice.ok) {
+    log.warn({ worker_nice: config.workerNice, reason: notReniced.nice.reason }, 'worker threads run at the daemon\'s priority: could not lower it');
+  }
   processor = liveProcessor;
   pool = livePool;
   flagsPool = liveFlagsPool;
   readiness = 'ready';
-  log.info({ workers: config.workers, tasks_per_worker: config.tasksPerWorker, sync: config.sync }, 'ready');
+  log.info(
+    { workers: config.workers, tasks_per_worker: config.tasksPerWorker, worker_nice: config.workerNice, sync: config.sync },
+    'ready',
+  );
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown());

@@ -14,8 +14,12 @@ import { GroupReader } from '../src/store/group-store.js';
 import { HashKeyOverrideStore } from '../src/store/hash-key-override-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { PersonReader } from '../src/store/person-store.js';
+import { lowerThreadPriority } from '../src/util/thread-priority.js';
 
 const setup = workerData as WorkerSetup;
+// Best effort: where threads cannot be reniced the pool runs at the daemon's priority (the
+// daemon logs the reason from the ping answers).
+const nice = lowerThreadPriority(setup.nice);
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
 const cohorts = new CohortStore(dbs);
@@ -33,7 +37,7 @@ const flagsDeps: FlagsRequestDeps = {
 export default function run(task: PoolTask): PoolTaskResult {
   switch (task.kind) {
     case 'ping':
-      return 'pong';
+      return { nice };
     case 'capture':
       return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
     case 'flags': {

@@ -174,6 +174,7 @@ function resolveConfig(c: Config): Config {
     sync: c.sync,
     shutdownTimeoutMs: c.shutdownTimeoutMs,
     tasksPerWorker: c.tasksPerWorker,
+    workerNice: c.workerNice,
     batchWindowMs: c.batchWindowMs,
     maxPropertyValues: c.maxPropertyValues,
     flagsTimeoutMs: c.flagsTimeoutMs,

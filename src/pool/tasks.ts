@@ -4,10 +4,14 @@ import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-req
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
 
+import type { NiceResult } from '../util/thread-priority.js';
+
 export interface WorkerSetup {
   dataDir: string;
   sync: 'durable' | 'async' | 'none';
   maxDecompressedBytes: number;
+  /** Added to each worker thread's nice value at start (src/util/thread-priority.ts). */
+  nice: number;
 }
 
 export interface CaptureTask {
@@ -42,4 +46,9 @@ export interface FlagsTaskResult {
   outcomes: FlagsOutcome[];
 }
 
-export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | 'pong';
+/** A worker's answer to `ping`: it has started, opened the store and tried to lower its priority. */
+export interface PongResult {
+  nice: NiceResult;
+}
+
+export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | PongResult;

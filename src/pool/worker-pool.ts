@@ -4,7 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { PoolTask, PoolTaskResult, WorkerSetup } from './tasks.js';
+import type { PongResult, PoolTask, PoolTaskResult, WorkerSetup } from './tasks.js';
 
 export interface WorkerPoolOptions {
   setup: WorkerSetup;
@@ -32,9 +32,9 @@ export class WorkerPool {
     });
   }
 
-  /** Resolves once every worker has started and opened the store. */
-  async ready(): Promise<void> {
-    await Promise.all(Array.from({ length: this.opts.workers }, () => this.piscina.run({ kind: 'ping' })));
+  /** Resolves once every worker has started and opened the store, with the workers' answers. */
+  ready(): Promise<PongResult[]> {
+    return Promise.all(Array.from({ length: this.opts.workers }, () => this.run<PongResult>({ kind: 'ping' })));
   }
 
   run<R extends PoolTaskResult>(task: PoolTask, transferList?: ArrayBuffer[]): Promise<R> {

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       sync: 'durable',
       shutdownTimeoutMs: 10000,
       tasksPerWorker: 8,
+      workerNice: 0,
       batchWindowMs: 0,
       bootstrap: {},
     });
@@ -65,6 +66,7 @@ describe('loadConfig', () => {
       HEDGEROW_SYNC: 'none',
       HEDGEROW_SHUTDOWN_TIMEOUT_MS: '100',
       HEDGEROW_TASKS_PER_WORKER: '64',
+      HEDGEROW_WORKER_NICE: '19',
       HEDGEROW_BATCH_WINDOW_MS: '0.5',
       HEDGEROW_MAX_PROPERTY_VALUES: '10',
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
@@ -83,6 +85,7 @@ describe('loadConfig', () => {
       sync: 'none',
       shutdownTimeoutMs: 100,
       tasksPerWorker: 64,
+      workerNice: 19,
       batchWindowMs: 0.5,
       maxPropertyValues: 10,
       flagsTimeoutMs: 250,
@@ -107,7 +110,7 @@ describe('loadConfig', () => {
         flags: { logLevel: 'loud', maxBodyBytes: 10 },
         defaultsPath: defaultsFile({
           host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
-          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, batchWindowMs: 1,
+          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, batchWindowMs: 1,
           maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
         }),
       }),
