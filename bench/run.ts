@@ -3,8 +3,10 @@
  * each round drives both with the same wrk settings, back to back (alternating which goes first),
  * for `/capture/` (one event per request), `/batch/` (100 gzip'd events per request), `/flags/?v=2`
  * (random persons of 100,000 against 50 flags), `/flags/definitions` (the 304 of a matching
- * ETag) and `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000 ids, with the person
- * processor's rate and lag next to the ingestion rate). The flag scenarios' persons are written into the store before the daemon starts, their
+ * ETag), `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000 ids, with the person
+ * processor's rate and lag next to the ingestion rate) and `persons-paced` (the same bodies at a
+ * fixed offered rate, 100,000 events/s by default: does the processor keep up with it). The flag
+ * scenarios' persons are written into the store before the daemon starts, their
  * flags made through the management API after. Prints medians with their spread, the
  * daemon/ceiling ratio, CPU saturation, the /metrics check, the daemon's memory and the targets
  * of the scenarios that ran. Exits 1 when any run saw errors.
@@ -28,14 +30,18 @@ const USAGE = `usage: npm run bench -- [options]
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
-  --only <scenarios>  comma-separated, of capture, batch, flags, definitions, persons (default
-                      all five: with the default durations about 6 minutes; seeding the
-                      100,000 persons takes about a second)
+  --only <scenarios>  comma-separated, of capture, batch, flags, definitions, persons,
+                      persons-paced (default all six: with the default durations about 7
+                      minutes; seeding the 100,000 persons takes about a second)
                       flags: POST /flags/?v=2, random persons of 100,000, 50 flags;
                       definitions: GET /flags/definitions with a matching If-None-Match (304);
                       persons: POST /batch/ rotating 20 bodies with 10% $identify and 10% $set
                       over 100,000 ids; reports the person processor's events/s and lag
-                      (from /metrics) and waits for it to catch up after each daemon run
+                      (from /metrics) and waits for it to catch up after each daemon run;
+                      persons-paced: the same at a fixed offered rate (--persons-rate): the
+                      person targets are judged on it (does the processor keep up)
+  --persons-rate <n>  events/s offered in persons-paced (default 100000; wrk paces each of
+                      its threads at n / 100 / threads requests/s)
   --sync <mode>       daemon HEDGEROW_SYNC: durable | async | none (default durable)
   --json              also write bench/results/<timestamp>.json
   --keep-data         keep the daemon's temporary data directory
@@ -56,6 +62,7 @@ function options() {
       threads: { type: 'string', default: '1' },
       warmup: { type: 'string', default: '2' },
       only: { type: 'string' },
+      'persons-rate': { type: 'string', default: '100000' },
       sync: { type: 'string', default: 'durable' },
       json: { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
@@ -83,6 +90,7 @@ function options() {
       threads: int('threads', values.threads, 1),
     } satisfies WrkSettings,
     rounds: int('rounds', values.rounds, 1),
+    personsRate: int('persons-rate', values['persons-rate'], EVENTS_PER_BATCH),
     warmup: int('warmup', values.warmup, 0),
     // In the canonical order, each once, whatever order --only gave them in.
     scenarios: SCENARIO_NAMES.filter((n) => only === undefined || only.includes(n)),
@@ -96,7 +104,12 @@ function options() {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The selected scenarios; `flagSetup` is there when a flag scenario is selected. */
-function scenariosOf(names: ScenarioName[], payload: PayloadFiles, flagSetup: FlagSetup | undefined): Map<ScenarioName, Scenario> {
+function scenariosOf(
+  names: ScenarioName[],
+  payload: PayloadFiles,
+  flagSetup: FlagSetup | undefined,
+  paced: { eventsPerSecond: number; threads: number },
+): Map<ScenarioName, Scenario> {
   const capture = { label: 'capture:', match: 'prefix' } as const;
   const build = (name: ScenarioName): Scenario => {
     const common = { name, script: wrkScript(name), daemonScriptArgs: [] as string[], status: '200' };
@@ -116,6 +129,18 @@ function scenariosOf(names: ScenarioName[], payload: PayloadFiles, flagSetup: Fl
         };
       case 'persons':
         return { ...common, path: '/batch/', scriptArgs: payload.personsGzip, eventsPerRequest: EVENTS_PER_BATCH, route: capture, persons: true };
+      case 'persons-paced': {
+        const perThread = paced.eventsPerSecond / EVENTS_PER_BATCH / paced.threads;
+        return {
+          ...common,
+          path: '/batch/',
+          scriptArgs: [`rate=${perThread}`, ...payload.personsGzip],
+          eventsPerRequest: EVENTS_PER_BATCH,
+          route: capture,
+          persons: true,
+          offeredEventsPerSecond: paced.eventsPerSecond,
+        };
+      }
       case 'definitions':
         if (!flagSetup) throw new Error('the definitions scenario needs the flag setup');
         return {
@@ -180,7 +205,7 @@ async function main(): Promise<number> {
           `flags: evaluation check over ${flagSetup.probe}`,
       );
     }
-    scenarios = scenariosOf(opts.scenarios, payload, flagSetup);
+    scenarios = scenariosOf(opts.scenarios, payload, flagSetup, { eventsPerSecond: opts.personsRate, threads: opts.wrk.threads });
     const scenario = (name: ScenarioName) => scenarios.get(name) as Scenario;
     const targetsOf: Record<Target, Server> = { ceiling, daemon };
 
@@ -199,7 +224,7 @@ async function main(): Promise<number> {
           await sleep(SETTLE_MS);
           const run = await measure(targetsOf[t], t, scenario(name), opts.wrk, round);
           runs.push(run);
-          const line = `round ${round} ${name.padEnd(11)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
+          const line = `round ${round} ${name.padEnd(13)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
             ` p50 ${run.wrk.latencyMs.p50.toFixed(2)} ms p99 ${run.wrk.latencyMs.p99.toFixed(2)} ms` +
             ` cpu ${run.cpu.server?.total.toFixed(0)}% (main ${run.cpu.server?.main.toFixed(0)}%) wrk ${run.cpu.wrk?.total.toFixed(0)}%` +
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
@@ -224,7 +249,7 @@ async function main(): Promise<number> {
 
   const summaries = opts.scenarios.map((s) => summarize(runs, s, scenarios.get(s)?.eventsPerRequest ?? 0));
   console.log(`\n${table(summaries)}\n`);
-  const checks = targets(summaries, mem);
+  const checks = targets(summaries, mem, opts.personsRate);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
   for (const l of personsLines(summaries)) console.log(l);
   for (const n of saturationNotes(summaries)) console.log(n);
