@@ -6,7 +6,6 @@
  * nothing applied twice, nothing skipped. Runs in its own thread
  * (workers/person-worker.ts), woken by the daemon after each event-log commit.
  */
-import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
@@ -52,25 +51,24 @@ export class PersonProcessor {
     return n;
   }
 
-  /** Applies the next batch; undefined when the log has nothing new. */
+  /**
+   * Applies the next batch; undefined when the log has nothing new. Blocks are decoded one at a
+   * time as they are applied, so a batch's events never all live at once: decoded up front, the
+   * whole batch survived every young-generation collection during it and was promoted (measured:
+   * 12.1–12.8 → 8.4–8.8 µs of CPU per event, GC threads included, `npm run bench:processor`).
+   */
   step(): BatchReport | undefined {
-    const blocks: { key: EventKey; events: StoredEvent[] }[] = [];
-    let count = 0;
-    for (const { key, value } of this.blocksAfter(this.cursor)) {
-      const events = decodeBlock(value);
-      blocks.push({ key, events });
-      count += events.length;
-      if (count >= MAX_EVENTS_PER_BATCH) break;
-    }
-    if (blocks.length === 0) return undefined;
-    const last = (blocks[blocks.length - 1] as { key: EventKey }).key;
+    if (!this.hasBlocksAfter(this.cursor)) return undefined;
     const outcomes: Partial<Record<ApplyOutcome | 'failed', number>> = {};
     const failures: { uuid: string; error: string }[] = [];
+    const applied: EventKey[] = [];
+    let count = 0;
     const batch = this.dbs.root.transactionSync(() => {
       const batch = new PersonBatch(this.dbs);
       const rollups = new UsageRollupBatch(this.dbs);
-      for (const block of blocks) {
-        for (const e of block.events) {
+      for (const { key, value } of this.blocksAfter(this.cursor)) {
+        const events = decodeBlock(value);
+        for (const e of events) {
           let outcome: ApplyOutcome | 'failed';
           try {
             outcome = applyEvent(batch, e);
@@ -85,22 +83,35 @@ export class PersonProcessor {
           }
           outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
         }
+        applied.push(key);
+        count += events.length;
+        if (count >= MAX_EVENTS_PER_BATCH) break;
       }
       batch.flush();
       rollups.flush();
-      this.dbs.meta.putSync(CURSOR_KEY, last);
+      this.dbs.meta.putSync(CURSOR_KEY, applied[applied.length - 1] as EventKey);
       return batch;
     });
+    const last = applied[applied.length - 1] as EventKey;
     this.cursor = last;
     this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
     return {
       cursor: last,
       events: count,
-      lagSeconds: blocks.map((b) => Math.max(0, nowMicros - b.key[0]) / 1e6),
+      lagSeconds: applied.map((key) => Math.max(0, nowMicros - key[0]) / 1e6),
       outcomes,
       failures,
     };
+  }
+
+  private hasBlocksAfter(after: EventKey | undefined): boolean {
+    const blocks = this.blocksAfter(after);
+    try {
+      return blocks.next().done !== true;
+    } finally {
+      blocks.return(undefined); // closes lmdb's cursor
+    }
   }
 
   private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Buffer }> {
