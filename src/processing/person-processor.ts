@@ -1,13 +1,14 @@
 /**
  * The person processor: the single writer of persons and groups, and of the usage dashboards'
  * per-day rollups (src/store/usage-rollups.ts). It tails the event log from a cursor (the key of
- * the last block it applied) and applies each batch of blocks in ONE write transaction that also
+ * the last block it applied) and writes each batch of blocks in ONE write transaction that also
  * stores the new cursor, so after a crash it resumes exactly where the last commit left it:
  * nothing applied twice, nothing skipped. Runs in its own thread
  * (workers/person-worker.ts), woken by the daemon after each event-log commit.
  */
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
+import { PendingWrites } from '../store/pending-writes.js';
 import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
 import { UsageRollupBatch, usageUser } from '../store/usage-rollups.js';
 import { usageContribution } from '../dashboards/usage-event.js';
@@ -52,47 +53,51 @@ export class PersonProcessor {
   }
 
   /**
-   * Applies the next batch; undefined when the log has nothing new. Blocks are decoded one at a
-   * time as they are applied, so a batch's events never all live at once: decoded up front, the
-   * whole batch survived every young-generation collection during it and was promoted (measured:
-   * 12.1–12.8 → 8.4–8.8 µs of CPU per event, GC threads included, `npm run bench:processor`).
+   * Applies the next batch; undefined when the log has nothing new. The batch is computed outside
+   * any write transaction (the processor is the only writer of what it reads) and written, with
+   * the cursor, in one short transaction: LMDB's write lock, which the event log's commits wait
+   * for, is held only for the writes. Blocks are decoded one at a time as they are applied, so a
+   * batch's events never all live at once: decoded up front, the whole batch survived every
+   * young-generation collection during it and was promoted (12.1–12.8 → 8.4–8.8 µs of CPU per
+   * event, GC threads included, `npm run bench:processor`).
    */
   step(): BatchReport | undefined {
-    if (!this.hasBlocksAfter(this.cursor)) return undefined;
+    // Our previous batch and the event log's latest commits, not this thread's last snapshot.
+    this.dbs.root.resetReadTxn();
     const outcomes: Partial<Record<ApplyOutcome | 'failed', number>> = {};
     const failures: { uuid: string; error: string }[] = [];
     const applied: EventKey[] = [];
     let count = 0;
-    const batch = this.dbs.root.transactionSync(() => {
-      const batch = new PersonBatch(this.dbs);
-      const rollups = new UsageRollupBatch(this.dbs);
-      for (const { key, value } of this.blocksAfter(this.cursor)) {
-        const events = decodeBlock(value);
-        for (const e of events) {
-          let outcome: ApplyOutcome | 'failed';
-          try {
-            outcome = applyEvent(batch, e);
-            const usage = usageContribution(e);
-            if (usage !== undefined) {
-              rollups.add(e.project_id, usage, usageUser(batch.personIdOf(e.project_id, e.distinct_id), e.distinct_id));
-            }
-          } catch (err) {
-            // A bug must not stop the processor behind one event for ever: count it and go on.
-            outcome = 'failed';
-            failures.push({ uuid: e.uuid, error: err instanceof Error ? err.message : String(err) });
+    const writes = new PendingWrites();
+    const batch = new PersonBatch(this.dbs, writes);
+    const rollups = new UsageRollupBatch(this.dbs, writes);
+    for (const { key, value } of this.blocksAfter(this.cursor)) {
+      const events = decodeBlock(value);
+      for (const e of events) {
+        let outcome: ApplyOutcome | 'failed';
+        try {
+          outcome = applyEvent(batch, e);
+          const usage = usageContribution(e);
+          if (usage !== undefined) {
+            rollups.add(e.project_id, usage, usageUser(batch.personIdOf(e.project_id, e.distinct_id), e.distinct_id));
           }
-          outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+        } catch (err) {
+          // A bug must not stop the processor behind one event for ever: count it and go on.
+          outcome = 'failed';
+          failures.push({ uuid: e.uuid, error: err instanceof Error ? err.message : String(err) });
         }
-        applied.push(key);
-        count += events.length;
-        if (count >= MAX_EVENTS_PER_BATCH) break;
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
       }
-      batch.flush();
-      rollups.flush();
-      this.dbs.meta.putSync(CURSOR_KEY, applied[applied.length - 1] as EventKey);
-      return batch;
-    });
+      applied.push(key);
+      count += events.length;
+      if (count >= MAX_EVENTS_PER_BATCH) break;
+    }
+    if (applied.length === 0) return undefined;
     const last = applied[applied.length - 1] as EventKey;
+    batch.flush();
+    rollups.flush();
+    writes.put(this.dbs.meta, CURSOR_KEY, last);
+    this.dbs.root.transactionSync(() => writes.apply());
     this.cursor = last;
     this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
@@ -103,15 +108,6 @@ export class PersonProcessor {
       outcomes,
       failures,
     };
-  }
-
-  private hasBlocksAfter(after: EventKey | undefined): boolean {
-    const blocks = this.blocksAfter(after);
-    try {
-      return blocks.next().done !== true;
-    } finally {
-      blocks.return(undefined); // closes lmdb's cursor
-    }
   }
 
   private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Buffer }> {

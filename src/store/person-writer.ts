@@ -1,14 +1,17 @@
 /**
- * The person processor's writes, inside one LMDB write transaction per batch of events: persons,
- * their distinct ids (both directions), hash key overrides moved on merges, groups and group
- * types. Everything is written at once (reads in the transaction see those writes); only
- * distinct-id owners, group types and new person ids are remembered for the batch, and `flush()`
- * writes the person id counters.
+ * The person processor's writes for one batch of events: persons, their distinct ids (both
+ * directions), hash key overrides moved on merges, groups and group types. The batch is computed
+ * outside any write transaction: writes gather in a `PendingWrites` and are applied in one short
+ * transaction with the processor's cursor, and what the batch wrote is remembered here for its
+ * own later reads (owners, persons, groups, group types, distinct ids). The processor is the only
+ * writer of these records; the two it shares (hash key overrides, which /flags workers write,
+ * and the flag version) are read and written inside the transaction.
  */
 import { v5 as uuidv5 } from 'uuid';
 import { bumpFlagsVersion } from './flag-store.js';
 import type { GroupRecord } from './group-store.js';
-import { nextId, type StoreDatabases } from './open-store.js';
+import type { StoreDatabases } from './open-store.js';
+import type { PendingWrites } from './pending-writes.js';
 import type { PersonRecord } from './person-store.js';
 
 /** PostHog's namespace for person UUIDs: uuidv5 of `"<team id>:<distinct id>"`. */
@@ -34,32 +37,38 @@ export class PersonBatch {
   private readonly nextPersonId = new Map<number, number>();
   /** Group type name → index per project, read once per batch. */
   private readonly groupTypeMaps = new Map<number, Map<string, number>>();
+  /** `project:person id` → distinct ids given to that person in this batch (range reads miss them). */
+  private readonly addedIds = new Map<string, string[]>();
+  /** `project:person id` → the person as this batch last wrote it (null: deleted by a merge). */
+  private readonly persons = new Map<string, PersonRecord | null>();
+  /** `project:index:key` → groups this batch wrote. */
+  private readonly groups = new Map<string, GroupRecord>();
 
-  /** Call only inside a write transaction (`transactionSync`). */
-  constructor(private readonly dbs: StoreDatabases) {}
+  constructor(
+    private readonly dbs: StoreDatabases,
+    private readonly writes: PendingWrites,
+  ) {}
 
   personIdOf(projectId: number, distinctId: string): number | undefined {
     const k = `${projectId}:${distinctId}`;
     let id = this.owners.get(k);
     if (id === undefined) {
+      // Every owner this batch wrote is in `owners`: a miss reads the committed state.
       id = (this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined) ?? null;
       this.owners.set(k, id);
     }
     return id ?? undefined;
   }
 
-  /** Reads in the transaction see its earlier writes. */
   person(projectId: number, personId: number): PersonRecord | undefined {
+    const written = this.persons.get(`${projectId}:${personId}`);
+    if (written !== undefined) return written ?? undefined;
     return this.dbs.persons.get([projectId, personId]) as PersonRecord | undefined;
   }
 
-  /**
-   * Writes a changed person at once. Persons are not kept in memory for the batch: few events of
-   * a batch share a person, and every record kept survived the young-generation collections of
-   * the whole batch (measured with `npm run bench:processor`).
-   */
   save(projectId: number, person: PersonRecord): void {
-    this.dbs.persons.putSync([projectId, person.id], person);
+    this.persons.set(`${projectId}:${person.id}`, person);
+    this.writes.put(this.dbs.persons, [projectId, person.id], person);
     this.changes.persons.push({ projectId, id: person.id, record: person });
   }
 
@@ -84,8 +93,12 @@ export class PersonBatch {
 
   addDistinctId(projectId: number, distinctId: string, personId: number): void {
     this.owners.set(`${projectId}:${distinctId}`, personId);
-    this.dbs.distinctIds.putSync([projectId, distinctId], personId);
-    this.dbs.personDistinctIds.putSync([projectId, personId, distinctId], null);
+    this.writes.put(this.dbs.distinctIds, [projectId, distinctId], personId);
+    this.writes.put(this.dbs.personDistinctIds, [projectId, personId, distinctId], null);
+    const k = `${projectId}:${personId}`;
+    const added = this.addedIds.get(k);
+    if (added === undefined) this.addedIds.set(k, [distinctId]);
+    else added.push(distinctId);
   }
 
   /**
@@ -93,18 +106,28 @@ export class PersonBatch {
    * override `into` already has for the same flag is kept), and `from` is deleted.
    */
   absorb(projectId: number, from: number, into: number): void {
+    // A person's committed distinct ids only leave it here, when it is absorbed (once: it is gone after).
+    const ids: string[] = [];
     for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
-      const distinctId = (key as [number, number, string])[2];
-      this.dbs.personDistinctIds.removeSync(key);
+      ids.push((key as [number, number, string])[2]);
+    }
+    ids.push(...(this.addedIds.get(`${projectId}:${from}`) ?? []));
+    this.addedIds.delete(`${projectId}:${from}`);
+    for (const distinctId of ids) {
+      this.writes.remove(this.dbs.personDistinctIds, [projectId, from, distinctId]);
       this.addDistinctId(projectId, distinctId, into);
     }
-    for (const { key, value } of this.dbs.hashKeyOverrides.getRange({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
-      const flagKey = (key as [number, number, string])[2];
-      this.dbs.hashKeyOverrides.removeSync(key);
-      const target = [projectId, into, flagKey];
-      if (this.dbs.hashKeyOverrides.get(target) === undefined) this.dbs.hashKeyOverrides.putSync(target, value);
-    }
-    this.dbs.persons.removeSync([projectId, from]);
+    const overrides = this.dbs.hashKeyOverrides;
+    this.writes.runInTransaction(() => {
+      for (const { key, value } of overrides.getRange({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
+        const flagKey = (key as [number, number, string])[2];
+        overrides.removeSync(key);
+        const target = [projectId, into, flagKey];
+        if (overrides.get(target) === undefined) overrides.putSync(target, value);
+      }
+    });
+    this.persons.set(`${projectId}:${from}`, null);
+    this.writes.remove(this.dbs.persons, [projectId, from]);
     this.changes.persons.push({ projectId, id: from, record: null });
   }
 
@@ -124,29 +147,31 @@ export class PersonBatch {
   /** Registers a group type; flag snapshots and definitions carry the mapping, so the flag version moves. */
   addGroupType(projectId: number, name: string, index: number): void {
     (this.groupTypes(projectId) as Map<string, number>).set(name, index);
-    this.dbs.groupTypes.putSync([projectId, name], index);
-    bumpFlagsVersion(this.dbs, projectId);
+    this.writes.put(this.dbs.groupTypes, [projectId, name], index);
+    this.writes.runInTransaction(() => bumpFlagsVersion(this.dbs, projectId));
   }
 
   group(projectId: number, index: number, key: string): GroupRecord | undefined {
-    return this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined;
+    return this.groups.get(`${projectId}:${index}:${key}`) ?? (this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined);
   }
 
   saveGroup(projectId: number, group: GroupRecord): void {
-    this.dbs.groups.putSync([projectId, group.group_type_index, group.group_key], group);
+    this.groups.set(`${projectId}:${group.group_type_index}:${group.group_key}`, group);
+    this.writes.put(this.dbs.groups, [projectId, group.group_type_index, group.group_key], group);
     this.changes.groups.push({ projectId, record: group });
   }
 
   private allocatePersonId(projectId: number): number {
     let next = this.nextPersonId.get(projectId);
-    if (next === undefined) next = nextId(this.dbs, personCounter(projectId));
+    // The processor alone allocates person ids: the committed counter is current.
+    if (next === undefined) next = ((this.dbs.meta.get(`counter:${personCounter(projectId)}`) as number | undefined) ?? 0) + 1;
     this.nextPersonId.set(projectId, next + 1);
     return next;
   }
 
-  /** Writes the person id counters. */
+  /** Adds the person id counters to the writes. */
   flush(): void {
-    for (const [projectId, next] of this.nextPersonId) this.dbs.meta.putSync(`counter:${personCounter(projectId)}`, next - 1);
+    for (const [projectId, next] of this.nextPersonId) this.writes.put(this.dbs.meta, `counter:${personCounter(projectId)}`, next - 1);
     this.nextPersonId.clear();
   }
 }

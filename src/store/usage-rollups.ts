@@ -15,6 +15,7 @@
  */
 import type { UsageContribution } from '../dashboards/usage-event.js';
 import type { StoreDatabases, StoreKey } from './open-store.js';
+import type { PendingWrites } from './pending-writes.js';
 
 const TOTAL = 0;
 const DAY_USERS = 1;
@@ -32,13 +33,16 @@ export function usageUser(personId: number | undefined, distinctId: string): str
   return personId === undefined ? `d${distinctId}` : `p${personId}`;
 }
 
-/** The rollup writes of one processor batch; call only inside its write transaction, then `flush()`. */
+/** The rollup writes of one processor batch, gathered in its `PendingWrites`; `flush()` adds the counters. */
 export class UsageRollupBatch {
   private readonly deltas = new Map<string, { key: StoreKey; delta: number }>();
   private readonly members = new Set<string>();
   private readonly lastSeen = new Map<string, string | null>();
 
-  constructor(private readonly dbs: StoreDatabases) {}
+  constructor(
+    private readonly dbs: StoreDatabases,
+    private readonly writes: PendingWrites,
+  ) {}
 
   add(projectId: number, c: UsageContribution, user: string): void {
     const { event, flagKey: flag, day, breakdown: value } = c;
@@ -48,8 +52,9 @@ export class UsageRollupBatch {
     const memberId = JSON.stringify(member);
     if (!this.members.has(memberId)) {
       this.members.add(memberId);
+      // `members` holds every member this batch wrote: the store has the committed rest.
       if (this.dbs.usageRollups.get(member) === undefined) {
-        this.dbs.usageRollups.putSync(member, 1);
+        this.writes.put(this.dbs.usageRollups, member, 1);
         this.count([projectId, DAY_USERS, event, flag, day, value], 1);
       }
     }
@@ -59,7 +64,7 @@ export class UsageRollupBatch {
     let seen = this.lastSeen.get(seenId);
     if (seen === undefined) seen = (this.dbs.usageRollups.get(seenKey) as string | undefined) ?? null;
     if (seen === null || day > seen) {
-      this.dbs.usageRollups.putSync(seenKey, day);
+      this.writes.put(this.dbs.usageRollups, seenKey, day);
       this.lastSeen.set(seenId, day);
       if (seen !== null) this.count([projectId, LAST_SEEN_COUNT, event, flag, seen, value], -1);
       this.count([projectId, LAST_SEEN_COUNT, event, flag, day, value], 1);
@@ -68,12 +73,12 @@ export class UsageRollupBatch {
     }
   }
 
-  /** Writes the counters changed by this batch. */
+  /** Adds the counters changed by this batch to the writes. */
   flush(): void {
     for (const { key, delta } of this.deltas.values()) {
       const next = ((this.dbs.usageRollups.get(key) as number | undefined) ?? 0) + delta;
-      if (next === 0) this.dbs.usageRollups.removeSync(key);
-      else this.dbs.usageRollups.putSync(key, next);
+      if (next === 0) this.writes.remove(this.dbs.usageRollups, key);
+      else this.writes.put(this.dbs.usageRollups, key, next);
     }
     this.deltas.clear();
   }

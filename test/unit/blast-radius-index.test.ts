@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlastRadiusIndex, type BlastRadiusQuery } from '../../src/blast-radius/blast-radius-index.js';
 import { openStore, type StoreDatabases } from '../../src/store/open-store.js';
+import { PendingWrites } from '../../src/store/pending-writes.js';
 import { PersonBatch } from '../../src/store/person-writer.js';
 
 const P = 1;
@@ -28,14 +29,14 @@ function open(): StoreDatabases {
   return dbs;
 }
 
-/** Runs `write` in one transaction, as the processor does, and returns the batch's changes. */
+/** Gathers `write` and commits it in one transaction, as the processor does; returns the batch's changes. */
 function commit(store: StoreDatabases, write: (b: PersonBatch) => void) {
-  return store.root.transactionSync(() => {
-    const batch = new PersonBatch(store);
-    write(batch);
-    batch.flush();
-    return batch;
-  }).changes;
+  const writes = new PendingWrites();
+  const batch = new PersonBatch(store, writes);
+  write(batch);
+  batch.flush();
+  store.root.transactionSync(() => writes.apply());
+  return batch.changes;
 }
 
 const proQuery = (projectId = P): BlastRadiusQuery => ({

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { UsageContribution } from '../../src/dashboards/usage-event.js';
 import type { UsageEvent } from '../../src/dashboards/usage-insights.js';
 import { openStore, type StoreDatabases } from '../../src/store/open-store.js';
+import { PendingWrites } from '../../src/store/pending-writes.js';
 import { UsageRollupBatch, UsageRollupReader, usageUser, type DailyKind } from '../../src/store/usage-rollups.js';
 
 const opened: { dir: string; dbs: StoreDatabases }[] = [];
@@ -32,10 +33,11 @@ interface Add {
   user: string;
 }
 
-/** Applies the adds as one processor batch: one write transaction, flushed at its end. */
+/** Applies the adds as one processor batch: gathered, flushed, then written in one transaction. */
 function apply(dbs: StoreDatabases, adds: readonly Add[]): void {
-  dbs.root.transactionSync(() => {
-    const batch = new UsageRollupBatch(dbs);
+  const writes = new PendingWrites();
+  const batch = new UsageRollupBatch(dbs, writes);
+  {
     for (const a of adds) {
       const c: UsageContribution = {
         event: a.event ?? '$feature_flag_called',
@@ -46,7 +48,8 @@ function apply(dbs: StoreDatabases, adds: readonly Add[]): void {
       batch.add(a.project ?? 1, c, a.user);
     }
     batch.flush();
-  });
+  }
+  dbs.root.transactionSync(() => writes.apply());
 }
 
 /** The reader's answer as plain objects: value → day → number. */
@@ -261,11 +264,16 @@ describe('usage rollups', () => {
 
   it('writes nothing when the transaction is aborted before it ends', () => {
     const { dbs, reader } = setup();
+    const writes = new PendingWrites();
+    const batch = new UsageRollupBatch(dbs, writes);
+    batch.add(1, { event: '$feature_flag_called', flagKey: 'beta', breakdown: 'true', day: D1 }, 'p1');
+    batch.flush();
+    expect(writes.size).toBeGreaterThan(0);
+    // Nothing is written before the transaction.
+    expect(read(reader, 'total')).toEqual({});
     expect(() =>
       dbs.root.transactionSync(() => {
-        const batch = new UsageRollupBatch(dbs);
-        batch.add(1, { event: '$feature_flag_called', flagKey: 'beta', breakdown: 'true', day: D1 }, 'p1');
-        batch.flush();
+        writes.apply();
         throw new Error('crash');
       }),
     ).toThrow('crash');
