@@ -48,6 +48,7 @@ const USAGE = `usage: npm run bench -- [options]
   --cpu-prof <dir>    run the daemon with --cpu-prof into <dir> (one profile per thread;
                       read them with node dist/bench/profile-summary.js <dir>/*.cpuprofile)
 Environment passed to the daemon: HEDGEROW_WORKERS, HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE,
+HEDGEROW_MAX_PERSON_BACKLOG,
 HEDGEROW_BATCH_WINDOW_MS, NODE_OPTIONS.`;
 
 /** Pause between measurements so one run's leftovers (flushes, GC) do not bleed into the next. */
@@ -171,7 +172,14 @@ async function main(): Promise<number> {
   }
   const payload = writePayloads(work);
   const withFlags = opts.scenarios.includes('flags') || opts.scenarios.includes('definitions');
-  const passedEnv = ['HEDGEROW_WORKERS', 'HEDGEROW_TASKS_PER_WORKER', 'HEDGEROW_WORKER_NICE', 'HEDGEROW_BATCH_WINDOW_MS', 'NODE_OPTIONS']
+  const passedEnv = [
+    'HEDGEROW_WORKERS',
+    'HEDGEROW_TASKS_PER_WORKER',
+    'HEDGEROW_WORKER_NICE',
+    'HEDGEROW_MAX_PERSON_BACKLOG',
+    'HEDGEROW_BATCH_WINDOW_MS',
+    'NODE_OPTIONS',
+  ]
     .filter((k) => process.env[k] !== undefined)
     .map((k) => `${k}=${process.env[k]}`);
   const args = process.argv.slice(2);

@@ -110,7 +110,8 @@ export interface DaemonSettings {
 
 /**
  * The daemon as `npm start` would run it, on its uWS backend. HEDGEROW_WORKERS,
- * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE, HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass
+ * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE, HEDGEROW_MAX_PERSON_BACKLOG,
+ * HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass
  * through from the environment.
  */
 export function startDaemon(s: DaemonSettings): Promise<Server> {

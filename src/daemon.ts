@@ -83,6 +83,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
   let processor: PersonProcessorThread | undefined;
+  let processorCrashed = false;
   let acceptedSinceStart = 0;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
@@ -179,6 +180,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       processor?.notify();
       return committed;
     },
+    admission: () => {
+      // Bounded processing lag: from half the backlog limit capture runs one task at a time,
+      // past the limit none, until the processor catches up (it reports every batch).
+      const p = processor;
+      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed) return Infinity;
+      const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
+      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 2 ? 1 : Infinity;
+    },
+    onHeld: () => metrics.captureHeldForPersons.inc(),
     onStats: (s) => {
       metrics.recordIngest(s);
       acceptedSinceStart += s.accepted;
@@ -199,8 +209,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
         for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
         for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
         for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
+        livePool.resume();
       },
-      onCrash: (error) => log.error({ error }, 'person processor crashed'),
+      onCrash: (error) => {
+        log.error({ error }, 'person processor crashed');
+        // Capture never waits for a processor that is gone.
+        processorCrashed = true;
+        livePool.resume();
+      },
     },
   );
   metrics.setPersonBacklogProbe(() =>
@@ -216,7 +232,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   flagsPool = liveFlagsPool;
   readiness = 'ready';
   log.info(
-    { workers: config.workers, tasks_per_worker: config.tasksPerWorker, worker_nice: config.workerNice, sync: config.sync },
+    {
+      workers: config.workers,
+      tasks_per_worker: config.tasksPerWorker,
+      worker_nice: config.workerNice,
+      max_person_backlog: config.maxPersonBacklog,
+      sync: config.sync,
+    },
     'ready',
   );
 

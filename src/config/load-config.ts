@@ -175,6 +175,7 @@ function resolveConfig(c: Config): Config {
     shutdownTimeoutMs: c.shutdownTimeoutMs,
     tasksPerWorker: c.tasksPerWorker,
     workerNice: c.workerNice,
+    maxPersonBacklog: c.maxPersonBacklog,
     batchWindowMs: c.batchWindowMs,
     maxPropertyValues: c.maxPropertyValues,
     flagsTimeoutMs: c.flagsTimeoutMs,

@@ -34,6 +34,7 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly tasksPerWorker: number;
   readonly workerNice: number;
+  readonly maxPersonBacklog: number;
   readonly batchWindowMs: number;
   readonly maxPropertyValues: number;
   readonly flagsTimeoutMs: number;
@@ -113,6 +114,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'Tasks handed to each worker before earlier ones finish, so a worker never idles waiting for the main thread between tasks (measured on /batch/: 1 → 151k, 2 → 165k, 8 → 210k events/s). Higher raises memory and tail latency.'),
   setting('workerNice', 'integer', int(0, 19), 'an integer between 0 and 19',
     'How much lower the worker threads are scheduled than the rest of the daemon (Linux nice values, added to the daemon\'s own). Under full load the front end and the person processor then run first, so ingestion slows towards what the box can also apply to persons (measured with saturating load: 10 took the processing lag p99 from 4.9 s to 1.7 s, but /batch/ from 144k to 94k events/s and /flags from 16.5k to 11.6k req/s, whose workers then wait behind the front end). 0 schedules all threads alike; idle cores are used either way.'),
+  setting('maxPersonBacklog', 'integer', int(0, 100_000_000), 'an integer between 0 and 100000000',
+    'How many ingested events the person processor may be behind before capture waits for it (0: never). From half of it capture runs one worker task at a time, past it none, until the processor catches up: under sustained overload capture slows to what the box can also apply to persons and the processing lag stays bounded, while clients wait longer for acknowledgements (measured with saturating /batch/ load: lag p99 0.25–0.44 s instead of growing to 5 s and beyond, processor 78–81k events/s instead of 43k). Raising it lets bursts in faster and flags see new person properties later; a large import runs at the processor\'s pace. Small uncompressed requests handled on the main thread never wait (one thread of them cannot outrun the processor).'),
   setting('batchWindowMs', 'number', { type: 'number', minimum: 0, maximum: 50 }, 'a number between 0 and 50',
     'How long the front end gathers requests into one worker task. 0 groups the requests that arrive in the same event-loop turn (no added latency; groups grow under load). A larger window amortizes the ~40 µs pool round trip over more requests but delays every acknowledgement by up to that much.'),
   setting('maxPropertyValues', 'integer', int(1, 100000), 'an integer between 1 and 100000',

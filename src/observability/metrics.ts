@@ -43,6 +43,8 @@ export interface Metrics {
   setPoolProbe(probe: () => PoolSample): void;
   readonly personEventsProcessed: Counter<'outcome'>;
   readonly personProcessingLag: Histogram;
+  /** Times capture requests were left waiting because the person processor was behind. */
+  readonly captureHeldForPersons: Counter;
   /** Install the function the processor's events-behind gauge reads at each scrape. */
   setPersonBacklogProbe(probe: () => number): void;
   render(): Promise<{ contentType: string; body: string }>;
@@ -134,6 +136,11 @@ export function createMetrics(): Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
+  const captureHeldForPersons = new Counter({
+    name: 'hedgerow_capture_held_for_persons_total',
+    help: 'Times capture requests were left waiting because the person processor was past half its backlog limit',
+    registers,
+  });
   new Gauge({
     name: 'hedgerow_person_processor_events_behind',
     help: 'Committed events the person processor has not applied yet',
@@ -147,6 +154,7 @@ export function createMetrics(): Metrics {
     registry,
     personEventsProcessed,
     personProcessingLag,
+    captureHeldForPersons,
     setPersonBacklogProbe(p) {
       backlogProbe = p;
     },

@@ -6,6 +6,12 @@
  * group is larger. A worker returns its task's events as one encoded block and is free at once;
  * `commit` writes the block (the daemon's single writer: blocks returned in the same turn share
  * one LMDB transaction) and the task's requests are answered when it resolves.
+ *
+ * `admission()` caps the capture tasks running at once: the daemon lowers it while the person
+ * processor is behind (one task, then none), so its CPU goes to the processor, the processing lag
+ * stays bounded under sustained overload, and clients wait longer for their acknowledgements.
+ * `resume()` starts what waited. The small requests handled on the main thread are never held:
+ * one thread of them cannot outrun the processor.
  */
 import { HedgerowError } from '../errors.js';
 import type { CaptureRequest } from '../ingest/types.js';
@@ -39,6 +45,10 @@ export interface IngestPoolOptions {
   /** Durably appends a block of encoded events; the requests are acknowledged once it resolves. */
   commit: (block: Uint8Array) => Promise<unknown>;
   onStats: (stats: IngestStats) => void;
+  /** Most capture tasks that may run at once right now (checked before starting any); default: all slots. */
+  admission?: () => number;
+  /** Called when requests are left waiting because of `admission()`, not for a free slot. */
+  onHeld?: () => void;
 }
 
 interface Pending {
@@ -57,6 +67,7 @@ export class IngestPool {
   private inFlightTasks = 0;
   private inline: Pending[] = [];
   private inlineScheduled = false;
+  private closing = false;
 
   constructor(private readonly opts: IngestPoolOptions) {
     this.pool = opts.pool;
@@ -83,9 +94,20 @@ export class IngestPool {
     });
   }
 
-  /** Dispatches what is waiting; the caller closes the worker pool afterwards. */
+  /** Dispatches what is waiting, held or not; the caller closes the worker pool afterwards. */
   close(): void {
+    this.closing = true;
     this.flush();
+  }
+
+  /** Starts what waited for admission (call when `admission()` may have risen). */
+  resume(): void {
+    if (this.pending.length > 0) this.flush();
+  }
+
+  private slots(): number {
+    if (this.closing || this.opts.admission === undefined) return this.capacity;
+    return Math.min(this.capacity, this.opts.admission());
   }
 
   /** Small requests that arrived in this turn are handled together once it ends, as one block. */
@@ -94,24 +116,28 @@ export class IngestPool {
     this.inlineScheduled = true;
     setImmediate(() => {
       this.inlineScheduled = false;
-      while (this.inline.length > 0) {
-        const group = this.inline.splice(0, MAX_REQUESTS_PER_TASK);
-        let result: CaptureTaskResult;
-        try {
-          result = runCaptureGroup(
-            group.map((p) => p.req),
-            this.opts.auth,
-            this.opts.maxDecompressedBytes,
-          );
-        } catch (err) {
-          // A bug must not take the process down from a timer callback: answer 503 (SDKs retry).
-          const failure = storeFailed(`capture failed: ${(err as Error)?.message ?? String(err)}`);
-          for (const p of group) p.resolve(failure);
-          continue;
-        }
-        void this.settle(group, result);
-      }
+      this.runInline();
     });
+  }
+
+  private runInline(): void {
+    while (this.inline.length > 0) {
+      const group = this.inline.splice(0, MAX_REQUESTS_PER_TASK);
+      let result: CaptureTaskResult;
+      try {
+        result = runCaptureGroup(
+          group.map((p) => p.req),
+          this.opts.auth,
+          this.opts.maxDecompressedBytes,
+        );
+      } catch (err) {
+        // A bug must not take the process down from a timer callback: answer 503 (SDKs retry).
+        const failure = storeFailed(`capture failed: ${(err as Error)?.message ?? String(err)}`);
+        for (const p of group) p.resolve(failure);
+        continue;
+      }
+      void this.settle(group, result);
+    }
   }
 
   private schedule(): void {
@@ -126,10 +152,13 @@ export class IngestPool {
   }
 
   private flush(): void {
-    while (this.pending.length > 0 && this.inFlightTasks < this.capacity) {
+    let slots = this.slots();
+    while (this.pending.length > 0 && this.inFlightTasks < slots) {
       const group = this.takeGroup();
       this.dispatch(group);
+      slots = this.slots();
     }
+    if (this.pending.length > 0 && slots < this.capacity && this.inFlightTasks >= slots) this.opts.onHeld?.();
   }
 
   private takeGroup(): Pending[] {

@@ -128,3 +128,16 @@ export async function waitForPersons(d: Pick<DaemonHandle, 'baseUrl'>, timeoutMs
   const r = await send(d, `/_persons/caught_up?timeout_ms=${timeoutMs}`);
   if (r.status !== 200) throw new Error(`the person processor did not catch up within ${timeoutMs} ms: ${r.text}`);
 }
+
+/** The value of one sample in Prometheus text; labels must match exactly (in any order). */
+export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got: Record<string, string> = {};
+    for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) got[k!] = v!;
+    if (JSON.stringify(Object.entries(got).sort()) === JSON.stringify(Object.entries(labels).sort())) return Number(m[3]);
+  }
+  return undefined;
+}

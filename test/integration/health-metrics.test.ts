@@ -5,22 +5,9 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
-import { errorBody, OK, postJson, send, uniqueId } from '../helpers/http.js';
+import { errorBody, metricSample as sample, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
-
-/** The value of one sample in Prometheus text; labels must match exactly (in any order). */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got: Record<string, string> = {};
-    for (const [, k, v] of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) got[k!] = v!;
-    if (JSON.stringify(Object.entries(got).sort()) === JSON.stringify(Object.entries(labels).sort())) return Number(m[3]);
-  }
-  return undefined;
-}
 
 describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) => {
   const d = useDaemon({ backend });

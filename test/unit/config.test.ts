@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10000,
       tasksPerWorker: 8,
       workerNice: 0,
+      maxPersonBacklog: 15000,
       batchWindowMs: 0,
       bootstrap: {},
     });
@@ -67,6 +68,7 @@ describe('loadConfig', () => {
       HEDGEROW_SHUTDOWN_TIMEOUT_MS: '100',
       HEDGEROW_TASKS_PER_WORKER: '64',
       HEDGEROW_WORKER_NICE: '19',
+      HEDGEROW_MAX_PERSON_BACKLOG: '0',
       HEDGEROW_BATCH_WINDOW_MS: '0.5',
       HEDGEROW_MAX_PROPERTY_VALUES: '10',
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
@@ -86,6 +88,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 100,
       tasksPerWorker: 64,
       workerNice: 19,
+      maxPersonBacklog: 0,
       batchWindowMs: 0.5,
       maxPropertyValues: 10,
       flagsTimeoutMs: 250,
@@ -110,7 +113,7 @@ describe('loadConfig', () => {
         flags: { logLevel: 'loud', maxBodyBytes: 10 },
         defaultsPath: defaultsFile({
           host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
-          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, batchWindowMs: 1,
+          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, maxPersonBacklog: 15000, batchWindowMs: 1,
           maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
         }),
       }),
