@@ -29,7 +29,7 @@ export interface BatchChanges {
 }
 
 export class PersonBatch {
-  /** Filled as persons and groups are written; read once the transaction has committed. */
+  /** Filled as groups are saved and persons flushed or deleted; read once the transaction has committed. */
   readonly changes: BatchChanges = { persons: [], groups: [] };
   /** `project:distinct id` → person id (null: none), as of this batch's writes. */
   private readonly owners = new Map<string, number | null>();
@@ -41,6 +41,8 @@ export class PersonBatch {
   private readonly addedIds = new Map<string, string[]>();
   /** `project:person id` → the person as this batch last wrote it (null: deleted by a merge). */
   private readonly persons = new Map<string, PersonRecord | null>();
+  /** `project:person id` → project of the persons saved since the last flush. */
+  private readonly dirty = new Map<string, number>();
   /** `project:index:key` → groups this batch wrote. */
   private readonly groups = new Map<string, GroupRecord>();
 
@@ -66,10 +68,10 @@ export class PersonBatch {
     return this.dbs.persons.get([projectId, personId]) as PersonRecord | undefined;
   }
 
+  /** Written at `flush()`, once however many events of the batch changed the person. */
   save(projectId: number, person: PersonRecord): void {
     this.persons.set(`${projectId}:${person.id}`, person);
-    this.writes.put(this.dbs.persons, [projectId, person.id], person);
-    this.changes.persons.push({ projectId, id: person.id, record: person });
+    this.dirty.set(`${projectId}:${person.id}`, projectId);
   }
 
   /** A new person owning `distinctId`. */
@@ -127,6 +129,7 @@ export class PersonBatch {
       }
     });
     this.persons.set(`${projectId}:${from}`, null);
+    this.dirty.delete(`${projectId}:${from}`);
     this.writes.remove(this.dbs.persons, [projectId, from]);
     this.changes.persons.push({ projectId, id: from, record: null });
   }
@@ -169,8 +172,14 @@ export class PersonBatch {
     return next;
   }
 
-  /** Adds the person id counters to the writes. */
+  /** Adds the persons saved since the last flush and the person id counters to the writes. */
   flush(): void {
+    for (const [k, projectId] of this.dirty) {
+      const person = this.persons.get(k) as PersonRecord;
+      this.writes.put(this.dbs.persons, [projectId, person.id], person);
+      this.changes.persons.push({ projectId, id: person.id, record: person });
+    }
+    this.dirty.clear();
     for (const [projectId, next] of this.nextPersonId) this.writes.put(this.dbs.meta, `counter:${personCounter(projectId)}`, next - 1);
     this.nextPersonId.clear();
   }
