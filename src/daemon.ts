@@ -181,12 +181,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       return committed;
     },
     admission: () => {
-      // Bounded processing lag: from half the backlog limit capture runs one task at a time,
-      // past the limit none, until the processor catches up (it reports every batch).
+      // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
+      // time (about one worker's pace, which the processor matches, so no core idles), past the
+      // limit none, until the processor catches up (it reports every batch).
       const p = processor;
       if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed) return Infinity;
       const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
-      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 2 ? 1 : Infinity;
+      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
     },
     onHeld: () => metrics.captureHeldForPersons.inc(),
     onStats: (s) => {

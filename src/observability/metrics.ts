@@ -138,7 +138,7 @@ export function createMetrics(): Metrics {
   });
   const captureHeldForPersons = new Counter({
     name: 'hedgerow_capture_held_for_persons_total',
-    help: 'Times capture requests were left waiting because the person processor was past half its backlog limit',
+    help: 'Times capture requests were left waiting because the person processor was past a quarter of its backlog limit',
     registers,
   });
   new Gauge({

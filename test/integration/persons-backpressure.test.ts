@@ -1,5 +1,5 @@
 /**
- * HEDGEROW_MAX_PERSON_BACKLOG: past it (and from half of it, one task at a time) capture work
+ * HEDGEROW_MAX_PERSON_BACKLOG: past it (and from a quarter of it, one task at a time) capture work
  * waits for the person processor. With a tiny limit every wave of concurrent batches runs into
  * it; every request must still be acknowledged, and every accepted event applied. With 0 capture
  * never waits.

@@ -38,7 +38,7 @@ describe('loadConfig', () => {
       shutdownTimeoutMs: 10000,
       tasksPerWorker: 8,
       workerNice: 0,
-      maxPersonBacklog: 5000,
+      maxPersonBacklog: 10000,
       batchWindowMs: 0,
       bootstrap: {},
     });
@@ -113,7 +113,7 @@ describe('loadConfig', () => {
         flags: { logLevel: 'loud', maxBodyBytes: 10 },
         defaultsPath: defaultsFile({
           host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
-          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, maxPersonBacklog: 5000, batchWindowMs: 1,
+          maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, maxPersonBacklog: 10000, batchWindowMs: 1,
           maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
         }),
       }),
