@@ -152,11 +152,11 @@ export class IngestPool {
   }
 
   private flush(): void {
-    let slots = this.slots();
+    // Admission only changes as commits and processor reports arrive, never within this loop.
+    const slots = this.slots();
     while (this.pending.length > 0 && this.inFlightTasks < slots) {
       const group = this.takeGroup();
       this.dispatch(group);
-      slots = this.slots();
     }
     if (this.pending.length > 0 && slots < this.capacity && this.inFlightTasks >= slots) this.opts.onHeld?.();
   }
