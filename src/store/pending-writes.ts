@@ -27,10 +27,6 @@ export class PendingWrites {
     this.ops.push({ run: f });
   }
 
-  get size(): number {
-    return this.ops.length;
-  }
-
   /** Call inside `transactionSync`. */
   apply(): void {
     for (const op of this.ops) {

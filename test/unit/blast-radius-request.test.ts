@@ -4,19 +4,11 @@ import {
   parseBlastRadiusBody,
   type BlastRadiusRequest,
 } from '../../src/blast-radius/blast-radius-request.js';
-import { HedgerowError, type PostHogErrorBody } from '../../src/errors.js';
+import type { PostHogErrorBody } from '../../src/errors.js';
+import { validationErrorOf } from '../helpers/errors.js';
 
 function errorOf(body: Record<string, unknown>): PostHogErrorBody {
-  try {
-    parseBlastRadiusBody(body);
-  } catch (err) {
-    if (err instanceof HedgerowError) {
-      expect(err.status).toBe(400);
-      return err.toBody();
-    }
-    throw err;
-  }
-  throw new Error('expected a validation error');
+  return validationErrorOf(() => parseBlastRadiusBody(body));
 }
 
 function detailOf(body: Record<string, unknown>): string {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HedgerowError, type PostHogErrorBody } from '../../src/errors.js';
+import type { PostHogErrorBody } from '../../src/errors.js';
 import type { FeatureFlagRecord, FlagWrite } from '../../src/flags/feature-flag.js';
 import {
   validateFlagWrite,
@@ -8,6 +8,7 @@ import {
   type FlagValidationContext,
 } from '../../src/flags/validate-flag-write.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
+import { validationErrorOf } from '../helpers/errors.js';
 
 function makeFlag(over: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
   return flagRecordWith({ key: 'red_button', created_by: 1, created_at: '2021-08-25T22:09:14.252000Z', updated_at: '2021-08-25T22:09:14.252000Z', last_modified_by: 1, ...over });
@@ -38,16 +39,7 @@ function validate(body: Record<string, unknown>, setup: Setup = {}): FlagWrite {
 }
 
 function errorOf(body: Record<string, unknown>, setup: Setup = {}): PostHogErrorBody {
-  try {
-    validate(body, setup);
-  } catch (err) {
-    if (err instanceof HedgerowError) {
-      expect(err.status).toBe(400);
-      return err.toBody();
-    }
-    throw err;
-  }
-  throw new Error('expected a validation error');
+  return validationErrorOf(() => validate(body, setup));
 }
 
 const group = (properties: unknown[], extra: Record<string, unknown> = {}) => ({

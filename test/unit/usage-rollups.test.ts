@@ -268,7 +268,6 @@ describe('usage rollups', () => {
     const batch = new UsageRollupBatch(dbs, writes);
     batch.add(1, { event: '$feature_flag_called', flagKey: 'beta', breakdown: 'true', day: D1 }, 'p1');
     batch.flush();
-    expect(writes.size).toBeGreaterThan(0);
     // Nothing is written before the transaction.
     expect(read(reader, 'total')).toEqual({});
     expect(() =>
