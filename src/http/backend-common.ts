@@ -65,14 +65,19 @@ export function parseContentLength(value: string): number | undefined {
 }
 
 const EMPTY = new Uint8Array(0);
-const encoder = new TextEncoder();
 
 /** A response with its body as bytes and a status line ready for the wire. */
 export interface Prepared {
   readonly status: number;
   readonly statusLine: string;
   readonly headers: ReadonlyArray<readonly [string, string]>;
-  readonly body: Uint8Array;
+  /** Text goes to the socket as UTF-8 without an intermediate copy (uWS and node:http encode it). */
+  readonly body: string | Uint8Array;
+}
+
+/** The body's size on the wire. */
+export function bodyBytes(body: string | Uint8Array): number {
+  return typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
 }
 
 /** Prepares the answer; a malformed one (bad header name or value) becomes onError's answer. */
@@ -101,7 +106,7 @@ export function prepare(res: HttpResponse): Prepared {
       headers.push([k, v]);
     }
   }
-  const body = res.body === undefined ? EMPTY : typeof res.body === 'string' ? encoder.encode(res.body) : res.body;
+  const body = res.body ?? EMPTY;
   return { status, statusLine: `${status} ${STATUS_CODES[status] ?? 'Unknown'}`, headers, body };
 }
 

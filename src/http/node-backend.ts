@@ -10,6 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   InFlight,
+  bodyBytes,
   bodyVerdict,
   clientIp,
   normalizePeer,
@@ -47,7 +48,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       const p = prepareOrError(opts, response);
       res.statusCode = p.status;
       for (const [k, v] of p.headers) res.setHeader(k, v);
-      res.setHeader('content-length', p.body.length);
+      res.setHeader('content-length', bodyBytes(p.body));
       if (closeConnection || closing) res.setHeader('connection', 'close');
       res.end(p.body);
     };

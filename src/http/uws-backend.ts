@@ -9,6 +9,7 @@
 import { concatBytes } from '../util/concat-bytes.js';
 import {
   InFlight,
+  bodyBytes,
   bodyVerdict,
   clientIp,
   formatIp,
@@ -87,7 +88,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
         ex.res.writeStatus(p.statusLine);
         for (const [k, v] of p.headers) ex.res.writeHeader(k, v);
         if (close) ex.res.writeHeader('connection', 'close'); // end(.., true) closes but does not say so
-        if (ex.method === 'HEAD') ex.res.endWithoutBody(p.body.length, close);
+        if (ex.method === 'HEAD') ex.res.endWithoutBody(bodyBytes(p.body), close);
         else ex.res.end(p.body, close);
       });
     } catch {

@@ -2,6 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import {
+  bodyBytes,
   InFlight,
   bodyVerdict,
   clientIp,
@@ -43,7 +44,8 @@ describe('backend-common', () => {
     const p = prepare({ status: 404, headers: { 'Content-Length': '1', 'x-a': 'b' }, body: 'hé' });
     expect(p.statusLine).toBe('404 Not Found');
     expect(p.headers).toEqual([['x-a', 'b']]);
-    expect(p.body.length).toBe(3);
+    expect(bodyBytes(p.body)).toBe(3); // text goes out as UTF-8
+    expect(bodyBytes(new Uint8Array(5))).toBe(5);
     expect(() => prepare({ status: 200, headers: { 'x-a': 'b\r\nc: d' } })).toThrow();
   });
 
