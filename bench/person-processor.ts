@@ -7,12 +7,20 @@
  * processor of this log has to do. Each round fills a fresh store. Times are CPU time of the
  * process (all its threads), which a noisy shared host disturbs far less than wall time.
  *
- *   node dist/bench/person-processor.js [--events N] [--rounds N] [--cpu-prof]
+ * With `--prior-persons N` the store first holds N other persons, made untimed by the processor
+ * from one `$pageview` each with its own distinct id (as the `capture` scenario leaves them in
+ * the daemon before the persons scenarios of a full run).
+ *
+ * With `--blast-radius` every batch's changes also go to the blast radius tables, built
+ * (untimed) over the prior persons first, as in the daemon's processor thread.
+ *
+ *   node dist/bench/person-processor.js [--events N] [--rounds N] [--prior-persons N] [--blast-radius]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { normalizeCapture, prepareCapture } from '../src/ingest/capture-pipeline.js';
 import type { StoredEvent } from '../src/ingest/types.js';
 import { PersonProcessor } from '../src/processing/person-processor.js';
@@ -24,11 +32,18 @@ const { values: args } = parseArgs({
   options: {
     events: { type: 'string', default: '200000' },
     rounds: { type: 'string', default: '3' },
+    'prior-persons': { type: 'string', default: '0' },
+    'blast-radius': { type: 'boolean', default: false },
   },
 });
 const totalEvents = Number(args.events);
 const rounds = Number(args.rounds);
+const priorPersons = Number(args['prior-persons']);
 if (!(totalEvents >= EVENTS_PER_BATCH) || !(rounds >= 1)) throw new Error('--events ≥ 100 and --rounds ≥ 1');
+if (!(priorPersons >= 0) || priorPersons % EVENTS_PER_BATCH !== 0) {
+  throw new Error(`--prior-persons must be a multiple of ${EVENTS_PER_BATCH}`);
+}
+const priorBlocks = priorPersons / EVENTS_PER_BATCH;
 
 /** The normalized events of every persons body, as the pool worker stores them. */
 function bodies(): StoredEvent[][] {
@@ -40,17 +55,42 @@ function bodies(): StoredEvent[][] {
   });
 }
 
+/** One `$pageview` per new distinct id: block `b` of the prior persons. */
+function priorBlock(b: number): StoredEvent[] {
+  const now = new Date();
+  const batch = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => ({
+    event: '$pageview',
+    distinct_id: `prior-${b * EVENTS_PER_BATCH + i}`,
+    properties: { $lib: 'posthog-node', $current_url: 'https://www.example.com/', $browser: 'Chrome', n: i },
+  }));
+  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_bench', batch }));
+  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
+  return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;
+}
+
+async function appendBlocks(writer: EventWriter, count: number, block: (i: number) => StoredEvent[]): Promise<void> {
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    pending.push(writer.append(encodeBlock(block(i).map((e) => encodeEvent(e)))));
+    if (pending.length === 200) await Promise.all(pending.splice(0));
+  }
+  await Promise.all(pending);
+}
+
+/** A fresh store with the prior persons applied and the measured events in its log after them. */
 async function filledStore(blocks: StoredEvent[][]): Promise<{ dir: string; dbs: StoreDatabases }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'hedgerow-bench-processor-'));
   const dbs = openStore({ dataDir: dir, sync: 'none' });
   const writer = new EventWriter(dbs);
-  const pending: Promise<unknown>[] = [];
-  for (let i = 0; i < totalEvents / EVENTS_PER_BATCH; i++) {
-    const events = blocks[i % blocks.length] as StoredEvent[];
-    pending.push(writer.append(encodeBlock(events.map((e) => encodeEvent(e)))));
-    if (pending.length === 200) await Promise.all(pending.splice(0));
+  if (priorBlocks > 0) {
+    await appendBlocks(writer, priorBlocks, priorBlock);
+    const processor = new PersonProcessor(dbs);
+    const ms = cpuMs(() => {
+      while (processor.step());
+    });
+    console.log(`  prior persons: ${((ms * 1000) / priorPersons).toFixed(2)} µs of CPU per event (each creates a person)`);
   }
-  await Promise.all(pending);
+  await appendBlocks(writer, totalEvents / EVENTS_PER_BATCH, (i) => blocks[i % blocks.length] as StoredEvent[]);
   return { dir, dbs };
 }
 
@@ -68,13 +108,18 @@ function cpuMs(f: () => void): number {
 function timeDecode(dbs: StoreDatabases): number {
   return cpuMs(() => {
     let n = 0;
-    for (const { value } of dbs.events.getRange({})) n += decodeBlock(value).length;
+    for (const { value } of dbs.events.getRange({ offset: priorBlocks })) n += decodeBlock(value).length;
     if (n !== totalEvents) throw new Error(`decoded ${n} events, wrote ${totalEvents}`);
   });
 }
 
 function timeProcessor(dbs: StoreDatabases): number {
-  const processor = new PersonProcessor(dbs);
+  let processor = new PersonProcessor(dbs);
+  if (args['blast-radius']) {
+    const index = new BlastRadiusIndex(dbs);
+    while (index.warmUp(100_000));
+    processor = new PersonProcessor(dbs, (changes) => index.apply(changes));
+  }
   return cpuMs(() => {
     let n = 0;
     for (let report = processor.step(); report; report = processor.step()) n += report.events;
@@ -103,8 +148,10 @@ const perEvent = (ms: number) => (ms * 1000) / totalEvents;
 const d = median(decodeMs);
 const p = median(processMs);
 console.log(
-  `\nnode ${process.version}; ${totalEvents.toLocaleString('en-US')} events (${PERSONS_BODIES} persons bodies rotated), ` +
-    `median of ${rounds} rounds, CPU time of the process`,
+  `\nnode ${process.version}; ${totalEvents.toLocaleString('en-US')} events (${PERSONS_BODIES} persons bodies rotated)` +
+    (priorPersons > 0 ? ` after ${priorPersons.toLocaleString('en-US')} prior persons` : '') +
+    (args['blast-radius'] ? ', with the blast radius tables' : '') +
+    `, median of ${rounds} rounds, CPU time of the process`,
 );
 console.log(`  read + decodeBlock (baseline)  ${perEvent(d).toFixed(2).padStart(6)} µs/event`);
 console.log(
