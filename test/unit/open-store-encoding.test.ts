@@ -1,7 +1,8 @@
 /**
- * Persons and groups are stored as plain msgpack maps since session 6; earlier versions wrote
- * them with msgpackr's records. A data directory with such values must read the same, and
- * values of both kinds side by side must not disturb each other.
+ * Persons and groups are stored as JSON text since session 7; earlier versions wrote them as
+ * plain msgpack maps (session 6) and before that with msgpackr's records. A data directory with
+ * such values must read the same, and values of every kind side by side must not disturb each
+ * other.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,7 +27,7 @@ const person = (id: number, extra: Record<string, unknown>) => ({
 });
 
 describe('person and group encoding', () => {
-  it('reads persons and groups written as msgpackr records by earlier versions, next to new ones', async () => {
+  it('reads persons and groups written as msgpackr records or plain maps by earlier versions, next to new ones', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-encoding-'));
     dirs.push(dir);
     const old = open({ path: path.join(dir, 'hedgerow.mdb'), maxDbs: 32 });
@@ -39,18 +40,29 @@ describe('person and group encoding', () => {
     expect(new Unpackr({ useRecords: false }).unpack(oldPersons.getBinary([1, 1]) as Buffer)).toEqual(person(1, { only1: 1 }));
     expect((oldPersons.getBinary([1, 1]) as Buffer).includes(0x72)).toBe(true);
     await old.close();
+    // Session 6's encoding: plain msgpack maps.
+    const mid = open({ path: path.join(dir, 'hedgerow.mdb'), maxDbs: 32 });
+    const plainPersons = mid.openDB('persons', { encoding: 'msgpack', keyEncoding: 'ordered-binary', useRecords: false } as object);
+    await plainPersons.put([1, 5], person(5, { only5: 5 }));
+    expect((plainPersons.getBinary([1, 5]) as Buffer)[0]).toBe(0xde); // a map header (lmdb-js writes map16)
+    await mid.close();
 
     const dbs = openStore({ dataDir: dir, sync: 'none' });
     try {
       await dbs.persons.put([1, 4], person(4, { only4: 4 }));
+      await dbs.groups.put([1, 0, 'new'], { ...oldGroup, group_key: 'new' });
       for (let round = 0; round < 2; round++) {
-        for (let id = 1; id <= 4; id++) expect(dbs.persons.get([1, id])).toEqual(person(id, { [`only${id}`]: id }));
+        for (let id = 1; id <= 5; id++) expect(dbs.persons.get([1, id])).toEqual(person(id, { [`only${id}`]: id }));
         expect(dbs.groups.get([1, 0, 'acme'])).toEqual(oldGroup);
+        expect(dbs.groups.get([1, 0, 'new'])).toEqual({ ...oldGroup, group_key: 'new' });
+        // Range reads hand the decoder a shared buffer and each value's size.
+        expect([...dbs.persons.getRange({ start: [1], end: [2] })].map((e) => e.value)).toEqual(
+          [1, 2, 3, 4, 5].map((id) => person(id, { [`only${id}`]: id })),
+        );
       }
-      // New values are plain maps: readable by any msgpack decoder.
+      // New values are JSON text.
       const raw = dbs.persons.getBinary([1, 4]) as Buffer;
-      expect(new Unpackr({ useRecords: false }).unpack(raw)).toEqual(person(4, { only4: 4 }));
-      expect(raw[0] === 0xde || ((raw[0] as number) & 0xf0) === 0x80).toBe(true); // a map header, no record extension
+      expect(JSON.parse(raw.toString('utf8'))).toEqual(person(4, { only4: 4 }));
     } finally {
       await dbs.root.close();
     }
