@@ -105,6 +105,8 @@ export interface Run {
   check: DaemonCheck | undefined;
   /** The `persons` scenario's daemon runs only. */
   persons?: PersonsCheck;
+  /** Daemon runs: how long the person processor took to work off earlier runs' events first. */
+  processorWaitSeconds?: number;
   /** The daemon's memory once the run settled (its file-backed part grows with the LMDB data). */
   memory: Memory | undefined;
   /** Anything that makes the number unusable: socket errors, bad statuses, missing events. */
@@ -123,8 +125,15 @@ export async function measure(
   round: number,
 ): Promise<Run> {
   const withPersons = target === 'daemon' && scenario.persons === true;
-  // Start from an idle processor: earlier scenarios' events may still be queued for it.
-  if (withPersons) await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS));
+  // Every daemon run starts from an idle person processor: earlier runs' events may still be
+  // queued for it (the capture scenario creates a person per request), and working them off
+  // would take CPU from this run's scenario.
+  let processorWaitSeconds: number | undefined;
+  if (target === 'daemon') {
+    const started = performance.now();
+    await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS));
+    processorWaitSeconds = (performance.now() - started) / 1000;
+  }
   const before = target === 'daemon' ? await reach(server, () => scrapeCounters(server.port)) : undefined;
   const personsBefore = withPersons ? await reach(server, () => scrapePersons(server.port)) : undefined;
   const url = `http://127.0.0.1:${server.port}${scenario.path}`;
@@ -193,6 +202,7 @@ export async function measure(
     cpu: { server: serverCpu, wrk: wrkCpu, machineIdlePct: sampler.machineIdle(), otherPct },
     check,
     ...(persons ? { persons } : {}),
+    ...(processorWaitSeconds !== undefined ? { processorWaitSeconds } : {}),
     memory: target === 'daemon' ? memory(server.pid) : undefined,
     problems,
   };

@@ -238,7 +238,8 @@ async function main(): Promise<number> {
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
             (run.check ? ` ${checkLine(run, scenario(name))}` : '') +
             (run.persons ? ` ${personsLine(run.persons)}` : '') +
-            (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '');
+            (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '') +
+            ((run.processorWaitSeconds ?? 0) >= 0.1 ? `; first waited ${run.processorWaitSeconds?.toFixed(1)} s for the person processor` : '');
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
         }
