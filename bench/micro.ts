@@ -5,6 +5,9 @@
  * the gzip'd batch. Ratios say what the pipeline costs on top of the work no server can skip.
  * The bucketing-hash cases compare the pure TypeScript SHA-1 (`bucketHash` → `sha1Fraction`)
  * with the node:crypto implementation it replaced, on the same strings in the same run.
+ * The `/flags` answer case encodes a 50-flag v2 body and takes its UTF-8 size (what copying the
+ * text to the main thread, or writing it to a socket, also has to walk), against
+ * `JSON.stringify` of the same answer as a plain object.
  */
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { Bench, type Task } from 'tinybench';
@@ -14,6 +17,8 @@ import { encodeEvent } from '../src/store/event-log.js';
 import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
 import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
+import type { FlagResult } from '../src/flags/engine/evaluate-types.js';
+import { FlagsResponseEncoder } from '../src/flags/serve/flags-response.js';
 import { createHash, hash as cryptoHash } from 'node:crypto';
 import { flagRecordWith } from '../test/fixtures/flag-record.js';
 import { v7 as uuidv7 } from 'uuid';
@@ -132,6 +137,46 @@ function meanUtf8Length(inputs: BucketInput[]): number {
   return Math.round(inputs.reduce((n, { keyDot, id, salt }) => n + Buffer.byteLength(keyDot + id + salt), 0) / inputs.length);
 }
 
+/** A v2 answer for 50 flags (every third a variant, every fifth with a payload), as the engine gives it. */
+const ANSWER_FLAGS = 50;
+const answerResults = new Map<string, FlagResult>(
+  Array.from({ length: ANSWER_FLAGS }, (_, i): [string, FlagResult] => [
+    `flag-${i}`,
+    Object.freeze({
+      enabled: i % 2 === 0,
+      variant: i % 3 === 0 ? `variant-${i % 4}` : null,
+      reason: { code: 'condition_match' as const, condition_index: 0, description: 'Matched condition set 1' },
+      payload: i % 5 === 0 ? JSON.stringify({ color: 'blue', n: i }) : undefined,
+    }),
+  ]),
+);
+const answerEncoder = new FlagsResponseEncoder((key) => ({ id: Number(key.slice(5)) + 1, version: 3 }));
+let answers = 0;
+function encodedAnswerBytes(): number {
+  const text = answerEncoder.encode({
+    format: 'flags-v2',
+    results: answerResults,
+    errorsWhileComputingFlags: false,
+    requestId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    evaluatedAt: 1_763_700_000_000 + answers++,
+  });
+  return Buffer.byteLength(text, 'utf8');
+}
+function stringifiedAnswerBytes(): number {
+  const flags: Record<string, unknown> = {};
+  for (const [key, r] of answerResults) {
+    flags[key] = {
+      key,
+      enabled: r.enabled,
+      variant: r.variant,
+      reason: r.reason,
+      metadata: { id: Number(key.slice(5)) + 1, version: 3, description: null, payload: r.payload ?? null, has_experiment: false },
+    };
+  }
+  const body = { errorsWhileComputingFlags: false, flags, requestId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', evaluatedAt: 1_763_700_000_000 + answers++ };
+  return Buffer.byteLength(JSON.stringify(body), 'utf8');
+}
+
 const cases: Case[] = [
   {
     name: `/batch/ ${EVENTS_PER_BATCH} events, gzip ${batchGzip.length} B → ${batchText.length} B`,
@@ -156,6 +201,13 @@ const cases: Case[] = [
     events: 1,
     baseline: ['one SHA-1 of a bucketing string', () => createHash('sha1').update(`ten-conditions.user-${evaluation++}`).digest('hex')],
     variants: [['evaluateFlags (compiled snapshot)', evaluateOnce]],
+  },
+  {
+    name: `/flags v2 answer: ${ANSWER_FLAGS} flags, ${encodedAnswerBytes()} B of JSON, then its UTF-8 size`,
+    events: 1,
+    unit: { one: 'answer', many: 'answers' },
+    baseline: ['JSON.stringify of the answer object', stringifiedAnswerBytes],
+    variants: [['FlagsResponseEncoder.encode', encodedAnswerBytes]],
   },
   {
     name: `bucketing hash: ${FLAGS_PER_REQUEST} bucketHash calls, ASCII ids, mean ${meanUtf8Length(asciiBucketInputs)} B`,

@@ -14,7 +14,8 @@
  * must not be mutated after it is upserted.
  *
  * Costs: an upsert or remove touches every column once (to clear the row), plus one dictionary
- * lookup per key of the new bag. Columns are dense: 4 bytes per row up to the highest row that
+ * lookup per key of the new bag whose value differs from the row's current one (a person rewritten
+ * by an event mostly keeps its values: those keep their ids without a lookup). Columns are dense: 4 bytes per row up to the highest row that
  * holds the key, grown by doubling. Dictionaries only grow: a value no longer held by any row
  * stays until the table is rebuilt (a column of ever-changing values, such as a current URL,
  * grows with every value it has seen).
@@ -60,6 +61,8 @@ function canonicalJson(value: unknown): string {
 class Column implements PropertyColumn {
   readonly values: unknown[] = [undefined];
   ids = new Int32Array(INITIAL_ROWS);
+  /** The upsert that last gave this column a value for its row (`PropertyTable.upsert`). */
+  touchedBy = 0;
   /** Scalars (and anything not an object) by SameValueZero. */
   private readonly scalarIds = new Map<unknown, number>();
   /** Arrays and objects by canonical JSON text. */
@@ -76,6 +79,14 @@ class Column implements PropertyColumn {
     if (composite) this.compositeIds.set(text, id);
     else this.scalarIds.set(value, id);
     return id;
+  }
+
+  /** The row's value id, unless it is absent or differs from `value` (then a lookup decides). */
+  sameValueId(row: number, value: unknown): number | undefined {
+    if (row >= this.ids.length) return undefined;
+    const id = this.ids[row] as number;
+    // Scalars only: objects are told apart by canonical text, which `idOf` computes.
+    return id !== ABSENT_VALUE && this.values[id] === value && (typeof value !== 'object' || value === null) ? id : undefined;
   }
 
   set(row: number, id: number): void {
@@ -101,6 +112,7 @@ export class PropertyTable {
   private live = new Uint8Array(INITIAL_ROWS);
   private rowsUsed = 0;
   private liveRows = 0;
+  private upserts = 0;
 
   /** Number of live rows. */
   get size(): number {
@@ -130,15 +142,24 @@ export class PropertyTable {
   /** Inserts the row of `id`, or replaces its properties (keys not in `properties` become absent). */
   upsert(id: RowId, properties: Readonly<Record<string, unknown>>): void {
     let row = this.rowById.get(id);
+    const added = row === undefined;
     if (row === undefined) {
       row = this.allocateRow();
       this.rowById.set(id, row);
-    } else {
-      this.clearRow(row);
     }
+    const upsert = ++this.upserts;
     for (const key of Object.keys(properties)) {
       const column = this.columnFor(key);
-      column.set(row, column.idOf(properties[key]));
+      const value = properties[key];
+      column.set(row, (added ? undefined : column.sameValueId(row, value)) ?? column.idOf(value));
+      column.touchedBy = upsert;
+    }
+    if (added) return;
+    // Keys the row had and the new bag lacks become absent.
+    const columns = this.columnList;
+    for (let i = 0; i < columns.length; i++) {
+      const column = columns[i] as Column;
+      if (column.touchedBy !== upsert) column.clear(row);
     }
   }
 

@@ -59,6 +59,25 @@ describe('PropertyTable', () => {
     expect(table.rowLimit).toBe(2);
   });
 
+  it('rewrites a row: unchanged values keep their ids, changed ones move, dropped keys become absent', () => {
+    const table = new PropertyTable();
+    table.upsert('a', { plan: 'pro', n: 1, tags: ['x'], gone: true });
+    table.upsert('b', { plan: 'free', n: 2, tags: ['y'] });
+    const before = { plan: cell(table, 'a', 'plan').valueId, tags: cell(table, 'a', 'tags').valueId };
+    // Equal values from another parse (new string objects, a new array): the same ids.
+    table.upsert('a', JSON.parse('{"plan":"pro","n":2,"tags":["x"],"added":null}') as Record<string, unknown>);
+    expect(cell(table, 'a', 'plan')).toEqual({ valueId: before.plan, value: 'pro' });
+    expect(cell(table, 'a', 'tags')).toEqual({ valueId: before.tags, value: ['x'] });
+    expect(cell(table, 'a', 'n').valueId).toBe(cell(table, 'b', 'n').valueId);
+    expect(cell(table, 'a', 'gone').valueId).toBe(0);
+    expect(cell(table, 'a', 'added').value).toBeNull();
+    expect(cell(table, 'b', 'plan').value).toBe('free');
+    // A value equal to another row's joins that row's id.
+    table.upsert('a', { plan: 'free', n: 2, tags: ['y'] });
+    for (const key of ['plan', 'n', 'tags']) expect(cell(table, 'a', key).valueId).toBe(cell(table, 'b', key).valueId);
+    expect(cell(table, 'a', 'added').valueId).toBe(0);
+  });
+
   it('keeps null apart from absent, and 1 apart from "1" (as values and as row ids)', () => {
     const table = new PropertyTable();
     table.upsert(1, { k: null });

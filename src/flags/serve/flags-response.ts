@@ -106,8 +106,9 @@ function buildFragments(keyJson: string, r: FlagResult): Fragments {
 /**
  * Text joined into one flat string. V8 keeps strings made by `+` and template literals as trees
  * of their pieces, which every later use of the whole (UTF-8 encoding, copying to another
- * thread) walks again: for a 50-flag answer, walking its ~1,000 pieces cost about as much as
- * evaluating the flags. `Array.prototype.join` writes the pieces into one new string.
+ * thread) walks again: for the benchmark's 50-flag answer, walking its ~1,000 pieces cost ~9 µs,
+ * half as much as evaluating the flags. `Array.prototype.join` writes the pieces into one new
+ * string.
  */
 function flat(...pieces: string[]): string {
   return pieces.join('');
