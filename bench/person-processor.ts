@@ -113,13 +113,15 @@ function timeDecode(dbs: StoreDatabases): number {
   });
 }
 
+/** The processor as the daemon's thread runs it: every batch also updates the (built) tables. */
+function withBlastRadius(dbs: StoreDatabases): PersonProcessor {
+  const index = new BlastRadiusIndex(dbs);
+  while (index.warmUp(100_000));
+  return new PersonProcessor(dbs, (changes) => index.apply(changes));
+}
+
 function timeProcessor(dbs: StoreDatabases): number {
-  let processor = new PersonProcessor(dbs);
-  if (args['blast-radius']) {
-    const index = new BlastRadiusIndex(dbs);
-    while (index.warmUp(100_000));
-    processor = new PersonProcessor(dbs, (changes) => index.apply(changes));
-  }
+  const processor = args['blast-radius'] ? withBlastRadius(dbs) : new PersonProcessor(dbs);
   return cpuMs(() => {
     let n = 0;
     for (let report = processor.step(); report; report = processor.step()) n += report.events;

@@ -15,10 +15,10 @@
  *
  * Costs: an upsert or remove touches every column once (to clear the row), plus one dictionary
  * lookup per key of the new bag whose value differs from the row's current one (a person rewritten
- * by an event mostly keeps its values: those keep their ids without a lookup). Columns are dense: 4 bytes per row up to the highest row that
- * holds the key, grown by doubling. Dictionaries only grow: a value no longer held by any row
- * stays until the table is rebuilt (a column of ever-changing values, such as a current URL,
- * grows with every value it has seen).
+ * by an event mostly keeps its values: those keep their ids without a lookup). Columns are dense:
+ * 4 bytes per row up to the highest row that holds the key, grown by doubling. Dictionaries only
+ * grow: a value no longer held by any row stays until the table is rebuilt (a column of
+ * ever-changing values, such as a current URL, grows with every value it has seen).
  */
 
 /** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
@@ -81,12 +81,14 @@ class Column implements PropertyColumn {
     return id;
   }
 
-  /** The row's value id, unless it is absent or differs from `value` (then a lookup decides). */
+  /**
+   * The row's value id when it holds `value` itself (an equal scalar, or the very object kept for
+   * its id); otherwise undefined, and `idOf` decides.
+   */
   sameValueId(row: number, value: unknown): number | undefined {
     if (row >= this.ids.length) return undefined;
     const id = this.ids[row] as number;
-    // Scalars only: objects are told apart by canonical text, which `idOf` computes.
-    return id !== ABSENT_VALUE && this.values[id] === value && (typeof value !== 'object' || value === null) ? id : undefined;
+    return id !== ABSENT_VALUE && this.values[id] === value ? id : undefined;
   }
 
   set(row: number, id: number): void {
