@@ -3,10 +3,9 @@
  * what is written and rewritten, corrupt assets, the private-directory check of the temp
  * fallback, falling through to the next base, and the removal of stale version directories.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   STALE_AFTER_MS,
   cacheBases,
@@ -17,16 +16,9 @@ import {
   versionDirName,
   type AssetManifest,
 } from '../../src/binary/asset-cache.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const t = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-asset-cache-'));
-  temps.push(t);
-  return t;
-}
+const tempDir = useTempDirs('hedgerow-asset-cache-');
 
 const ASSETS: Record<string, Uint8Array> = {
   'addon.node': Buffer.from('\x7fELF pretend addon'),

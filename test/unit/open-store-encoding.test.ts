@@ -4,18 +4,14 @@
  * such values must read the same, and values of every kind side by side must not disturb each
  * other.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
 import { Unpackr } from 'msgpackr';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('hedgerow-encoding-');
 
 const person = (id: number, extra: Record<string, unknown>) => ({
   id,
@@ -28,8 +24,7 @@ const person = (id: number, extra: Record<string, unknown>) => ({
 
 describe('person and group encoding', () => {
   it('reads persons and groups written as msgpackr records or plain maps by earlier versions, next to new ones', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-encoding-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const old = open({ path: path.join(dir, 'hedgerow.mdb'), maxDbs: 32 });
     const oldPersons = old.openDB('persons', { encoding: 'msgpack', keyEncoding: 'ordered-binary' });
     const oldGroups = old.openDB('groups', { encoding: 'msgpack', keyEncoding: 'ordered-binary' });

@@ -2,22 +2,11 @@
  * The data directory's schema version: recorded on first open, moved forward from older versions,
  * and a directory written by a newer Hedgerow refused with a message that says so.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openStore, SCHEMA_VERSION } from '../../src/store/open-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-schema-'));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = useTempDirs('hedgerow-schema-');
 
 async function withVersion(dir: string, version: number): Promise<void> {
   const dbs = openStore({ dataDir: dir, sync: 'none' });
