@@ -47,9 +47,8 @@ const USAGE = `usage: npm run bench -- [options]
   --keep-data         keep the daemon's temporary data directory
   --cpu-prof <dir>    run the daemon with --cpu-prof into <dir> (one profile per thread;
                       read them with node dist/bench/profile-summary.js <dir>/*.cpuprofile)
-Environment passed to the daemon: HEDGEROW_WORKERS, HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE,
-HEDGEROW_MAX_PERSON_BACKLOG,
-HEDGEROW_BATCH_WINDOW_MS, NODE_OPTIONS.`;
+Environment passed to the daemon: HEDGEROW_WORKERS, HEDGEROW_HTTP_THREADS, HEDGEROW_TASKS_PER_WORKER,
+HEDGEROW_WORKER_NICE, HEDGEROW_MAX_PERSON_BACKLOG, HEDGEROW_BATCH_WINDOW_MS, NODE_OPTIONS.`;
 
 /** Pause between measurements so one run's leftovers (flushes, GC) do not bleed into the next. */
 const SETTLE_MS = 1000;
@@ -174,6 +173,7 @@ async function main(): Promise<number> {
   const withFlags = opts.scenarios.includes('flags') || opts.scenarios.includes('definitions');
   const passedEnv = [
     'HEDGEROW_WORKERS',
+    'HEDGEROW_HTTP_THREADS',
     'HEDGEROW_TASKS_PER_WORKER',
     'HEDGEROW_WORKER_NICE',
     'HEDGEROW_MAX_PERSON_BACKLOG',

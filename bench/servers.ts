@@ -4,6 +4,7 @@
  * (dist/bench/ack-server.js). Both announce their port as a JSON line on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { RouteMatch } from './measure.js';
@@ -108,16 +109,28 @@ export interface DaemonSettings {
   nodeArgs: string[];
 }
 
+/** A port free right now (the daemon is given one by number: port 0 would serve from one thread). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /**
  * The daemon as `npm start` would run it, on its uWS backend. HEDGEROW_WORKERS,
- * HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE, HEDGEROW_MAX_PERSON_BACKLOG,
- * HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass
- * through from the environment.
+ * HEDGEROW_HTTP_THREADS, HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE,
+ * HEDGEROW_MAX_PERSON_BACKLOG, HEDGEROW_BATCH_WINDOW_MS and NODE_OPTIONS pass through from the
+ * environment.
  */
-export function startDaemon(s: DaemonSettings): Promise<Server> {
+export async function startDaemon(s: DaemonSettings): Promise<Server> {
   const env = {
     ...process.env,
-    HEDGEROW_PORT: '0',
+    HEDGEROW_PORT: String(await freePort()),
     HEDGEROW_HOST: '127.0.0.1',
     HEDGEROW_DATA_DIR: s.dataDir,
     HEDGEROW_SYNC: s.sync,

@@ -5,7 +5,7 @@
 //   node scripts/build-binary.mjs [--out dist/hedgerow] [--no-strip] [--code-cache]
 //
 // 1. esbuild bundles the TypeScript sources to CommonJS: the entry point src/binary/sea-main.ts
-//    and the three files worker threads run (our pool and person workers, Piscina's wrapper).
+//    and the four files worker threads run (our pool, person and HTTP threads, Piscina's wrapper).
 // 2. The files the binary carries (those worker bundles, the native addons of uWS, lmdb and
 //    msgpackr-extract, lmdb's compression dictionary, config/default.json and a package.json) are
 //    staged with a sha256 manifest. At start-up src/binary/sea-assets.ts writes them to a private
@@ -170,6 +170,7 @@ fs.mkdirSync(STAGE, { recursive: true });
 const workers = [
   { entry: path.join(REPO, 'workers/pool-worker.ts'), path: 'dist/workers/pool-worker.js', asset: 'pool-worker.js' },
   { entry: path.join(REPO, 'workers/person-worker.ts'), path: 'dist/workers/person-worker.js', asset: 'person-worker.js' },
+  { entry: path.join(REPO, 'workers/http-thread.ts'), path: 'dist/workers/http-thread.js', asset: 'http-thread.js' },
   { entry: path.join(NM, 'piscina/dist/worker.js'), path: 'node_modules/piscina/dist/worker.js', asset: 'piscina-worker.js' },
 ];
 for (const w of workers) await bundle(w.entry, path.join(BUNDLES, w.asset), workerBanner(w.path));

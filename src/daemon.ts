@@ -85,11 +85,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let processor: PersonProcessorThread | undefined;
   let processorCrashed = false;
   let acceptedSinceStart = 0;
+  /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
+  let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
 
   const router = new Router();
-  addHealthRoutes(router, { readiness: () => readiness, metrics });
+  addHealthRoutes(router, { readiness: () => readiness, metrics, beforeScrape: () => collectThreadAnswers?.() });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool });
   addProcessingRoutes(router, {
@@ -146,7 +148,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     maxPropertyValues: config.maxPropertyValues,
   });
 
-  const { backend, note } = createHttpBackend(config.httpBackend, {
+  const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
+  const { backend, note, threads } = createHttpBackend(config.httpBackend, {
     handler: (req) => handle(router, metrics, log, req),
     maxBodyBytes: config.maxBodyBytes,
     tooLarge: (req) => {
@@ -157,14 +160,39 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       );
     },
     onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
+  }, {
+    threads: config.httpThreads,
+    local: { kind: 'flags', dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes },
+    onLocalAnswers: (answers) => {
+      for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
+      for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
+    },
+    onThreadError: (err) => {
+      // Its connections would hang: exit, as an uncaught error on this thread would (systemd restarts).
+      log.fatal({ err }, 'an HTTP front-end thread crashed; exiting');
+      process.exit(1);
+    },
   });
-  const port = await backend.listen(config.host, config.port);
+  collectThreadAnswers = threads ? () => threads.collect() : undefined;
+  let port: number;
+  try {
+    port = await backend.listen(config.host, config.port);
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
   log.info(
-    { http_backend: backend.name, ...(note ? { note } : {}), host: config.host, port, data_dir: config.dataDir },
-    `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend`,
+    {
+      http_backend: backend.name,
+      ...(threads ? { http_threads: threads.threadCount } : {}),
+      ...(note ? { note } : {}),
+      host: config.host,
+      port,
+      data_dir: config.dataDir,
+    },
+    `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend${threads ? ` in ${threads.threadCount} thread${threads.threadCount === 1 ? '' : 's'}` : ''}`,
   );
 
-  const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
   const workerPool = new WorkerPool({
     setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, nice: config.workerNice },
     workers: config.workers,
@@ -257,7 +285,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await workerPool.close();
     processor = undefined;
     await liveProcessor.stop();
-    backend.close();
+    await backend.close();
     await closeStore(dbs);
     log.info({ ms: Date.now() - started }, 'stopped');
   }

@@ -3,17 +3,12 @@
  * groups (src/pool/capture-group.ts) and flag evaluations (src/evaluation/) for the main thread.
  */
 import { workerData } from 'node:worker_threads';
-import { runFlagsRequest, type FlagsRequestDeps } from '../src/evaluation/run-flags-request.js';
-import { ProjectFlagsCache } from '../src/evaluation/project-flags-cache.js';
+import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
+import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
-import { CohortStore } from '../src/store/cohort-store.js';
-import { FlagReader } from '../src/store/flag-store.js';
-import { GroupReader } from '../src/store/group-store.js';
-import { HashKeyOverrideStore } from '../src/store/hash-key-override-store.js';
 import { openStore } from '../src/store/open-store.js';
-import { PersonReader } from '../src/store/person-store.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 
 const setup = workerData as WorkerSetup;
@@ -22,17 +17,7 @@ const setup = workerData as WorkerSetup;
 const nice = lowerThreadPriority(setup.nice);
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
-const cohorts = new CohortStore(dbs);
-const groups = new GroupReader(dbs);
-const flagsDeps: FlagsRequestDeps = {
-  auth,
-  projects: new ProjectFlagsCache({ flags: new FlagReader(dbs), cohorts, groups }),
-  persons: new PersonReader(dbs),
-  groups,
-  overrides: new HashKeyOverrideStore(dbs),
-  cohorts,
-  maxDecompressedBytes: setup.maxDecompressedBytes,
-};
+const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
 
 export default function run(task: PoolTask): PoolTaskResult {
   switch (task.kind) {

@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { BOOTSTRAP_EXPECT, CONFIG_SCHEMA, SETTINGS, type Config, type SettingSpec } from './schema.js';
 
-/** Upper bound of `workers` once 0 is resolved to the core count. */
+/** Upper bounds of `workers` and `httpThreads` once 0 is resolved to the core count. */
 const MAX_WORKERS = 256;
+const MAX_HTTP_THREADS = 64;
 
 export interface LoadConfigOptions {
   /** Parsed flag values keyed by field name (or commander's camelCase); undefined = not given. */
@@ -158,7 +159,7 @@ function unescapePointer(part: string): string {
   return part.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-/** workers 0 → one per core; dataDir → absolute. Copies only known fields. */
+/** workers and httpThreads 0 → one per core; dataDir → absolute. Copies only known fields. */
 function resolveConfig(c: Config): Config {
   const bootstrap: { projectApiKey?: string; personalApiKey?: string } = {};
   if (c.bootstrap.projectApiKey !== undefined) bootstrap.projectApiKey = c.bootstrap.projectApiKey;
@@ -170,6 +171,7 @@ function resolveConfig(c: Config): Config {
     workers: c.workers === 0 ? Math.min(MAX_WORKERS, availableParallelism()) : c.workers,
     logLevel: c.logLevel,
     httpBackend: c.httpBackend,
+    httpThreads: c.httpThreads === 0 ? Math.min(MAX_HTTP_THREADS, availableParallelism()) : c.httpThreads,
     maxBodyBytes: c.maxBodyBytes,
     sync: c.sync,
     shutdownTimeoutMs: c.shutdownTimeoutMs,

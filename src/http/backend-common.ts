@@ -7,10 +7,15 @@
 import { STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 import type { BackendOptions, HttpRequest, HttpResponse } from './types.js';
 
-/** Counts requests between "started reading" and "answered or aborted"; resolves drain waiters. */
+/**
+ * Counts requests between "started reading" and "answered or aborted"; resolves drain waiters.
+ * A `mirror` (shared memory) shows the count to another thread.
+ */
 export class InFlight {
   private n = 0;
   private waiters: Array<() => void> = [];
+
+  constructor(private readonly mirror?: Int32Array) {}
 
   get count(): number {
     return this.n;
@@ -18,10 +23,12 @@ export class InFlight {
 
   add(): void {
     this.n++;
+    if (this.mirror) Atomics.store(this.mirror, 0, this.n);
   }
 
   done(): void {
     this.n--;
+    if (this.mirror) Atomics.store(this.mirror, 0, this.n);
     if (this.n === 0 && this.waiters.length > 0) {
       const ws = this.waiters;
       this.waiters = [];
@@ -154,12 +161,22 @@ function checked(opts: BackendOptions, res: HttpResponse): HttpResponse {
   return errorResponse(opts, new TypeError('handler returned no HttpResponse'));
 }
 
-/** Calls tooLarge with the error fallback. */
-export function runTooLarge(opts: BackendOptions, req: Omit<HttpRequest, 'body'>): HttpResponse {
+/** Calls tooLarge with the error fallback and hands its answer to `send` (as `runHandler` does). */
+export function runTooLarge(opts: BackendOptions, req: Omit<HttpRequest, 'body'>, send: (res: HttpResponse) => void): void {
+  let out: Promise<HttpResponse> | HttpResponse;
   try {
-    return opts.tooLarge(req);
+    out = opts.tooLarge(req);
   } catch (err) {
-    return errorResponse(opts, err);
+    send(errorResponse(opts, err));
+    return;
+  }
+  if (out instanceof Promise) {
+    out.then(
+      (res) => send(checked(opts, res)),
+      (err: unknown) => send(errorResponse(opts, err)),
+    );
+  } else {
+    send(checked(opts, out));
   }
 }
 

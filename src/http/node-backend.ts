@@ -65,9 +65,16 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       header,
     };
 
+    /** Set once the too-large answer is asked for (it may come asynchronously): later data is ignored. */
+    let refused = false;
+    const refuse = (closeConnection: boolean): void => {
+      refused = true;
+      runTooLarge(opts, head, (response) => answer(response, closeConnection));
+    };
+
     const declared = parseContentLength(header('content-length'));
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
-      answer(runTooLarge(opts, head), true);
+      refuse(true);
       return;
     }
     let buf: Uint8Array | undefined = declared !== undefined && declared <= cap ? new Uint8Array(declared) : undefined;
@@ -75,12 +82,12 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     let total = 0;
 
     req.on('data', (chunk: Buffer) => {
-      if (answered) return;
+      if (answered || refused) return;
       const at = total;
       total += chunk.length;
       const verdict = bodyVerdict(total, cap);
       if (verdict === 'close') {
-        answer(runTooLarge(opts, head), true);
+        refuse(true);
       } else if (verdict === 'discard') {
         buf = undefined; // over the cap: keep reading, stop buffering
         chunks = undefined;
@@ -91,9 +98,9 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       }
     });
     req.on('end', () => {
-      if (answered) return;
+      if (answered || refused) return;
       if (bodyVerdict(total, cap) !== 'keep') {
-        answer(runTooLarge(opts, head), false);
+        refuse(false);
         return;
       }
       const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
@@ -125,6 +132,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     close() {
       stopAccepting();
       server.closeAllConnections();
+      return Promise.resolve();
     },
   };
 }

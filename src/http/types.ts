@@ -32,7 +32,7 @@ export interface BackendOptions {
   handler: Handler;
   maxBodyBytes: number;
   /** Answer for a body over maxBodyBytes (the backend calls it instead of the handler). */
-  tooLarge: (req: Omit<HttpRequest, 'body'>) => HttpResponse;
+  tooLarge: (req: Omit<HttpRequest, 'body'>) => Promise<HttpResponse> | HttpResponse;
   /** Called for errors the handler threw (should not happen: the handler maps errors itself). */
   onError: (err: unknown) => HttpResponse;
 }
@@ -47,6 +47,6 @@ export interface HttpBackend {
   readonly inFlight: number;
   /** Resolves true when inFlight reaches 0, false on timeout. */
   drained(timeoutMs: number): Promise<boolean>;
-  /** Force-close everything. */
-  close(): void;
+  /** Force-close everything; resolves once the backend's threads, if any, have exited. */
+  close(): Promise<void>;
 }

@@ -27,6 +27,8 @@ interface Exchange {
   readonly method: string;
   aborted: boolean;
   answered: boolean;
+  /** The too-large answer is on its way (it may come asynchronously): the rest of the body is ignored. */
+  refused: boolean;
 }
 
 /** uWS gives the method in lower case; the common ones are mapped without a new string. */
@@ -53,6 +55,10 @@ class UwsRequest implements HttpRequest {
     private readonly headers: string[],
   ) {}
 
+  get headerList(): readonly string[] {
+    return this.headers;
+  }
+
   header(name: string): string {
     const h = this.headers;
     for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1] as string;
@@ -69,9 +75,15 @@ class UwsRequest implements HttpRequest {
   }
 }
 
-export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBackend {
+/** A request's headers as this backend read them, [name, value, …]; undefined for other backends' requests. */
+export function uwsHeaderList(req: HttpRequest): readonly string[] | undefined {
+  return req instanceof UwsRequest ? req.headerList : undefined;
+}
+
+/** `inFlightMirror`: shared memory where the in-flight count is kept for another thread. */
+export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlightMirror?: Int32Array): HttpBackend {
   const app = uws.App();
-  const inFlight = new InFlight();
+  const inFlight = new InFlight(inFlightMirror);
   const cap = opts.maxBodyBytes;
   let listenSocket: UwsListenSocket | undefined;
   /** Set by stopAccepting: every later answer closes its connection. */
@@ -96,9 +108,20 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
     }
   }
 
+  function refuse(ex: Exchange, head: UwsRequest, closeConnection: boolean): void {
+    ex.refused = true;
+    runTooLarge(opts, head, (response) => answer(ex, response, closeConnection));
+  }
+
   app.any('/*', (res, req) => {
     const lower = req.getMethod();
-    const ex: Exchange = { res, method: UPPER_METHODS[lower] ?? lower.toUpperCase(), aborted: false, answered: false };
+    const ex: Exchange = {
+      res,
+      method: UPPER_METHODS[lower] ?? lower.toUpperCase(),
+      aborted: false,
+      answered: false,
+      refused: false,
+    };
     inFlight.add();
     res.onAborted(() => {
       ex.aborted = true;
@@ -121,7 +144,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
 
     const declared = parseContentLength(head.header('content-length'));
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
-      answer(ex, runTooLarge(opts, head), true);
+      refuse(ex, head, true);
       return;
     }
     if ((declared === undefined || declared === 0) && head.header('transfer-encoding') === '') {
@@ -135,12 +158,12 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
     let total = 0;
 
     res.onData((chunk, isLast) => {
-      if (ex.aborted || ex.answered) return;
+      if (ex.aborted || ex.answered || ex.refused) return;
       const at = total;
       total += chunk.byteLength;
       const verdict = bodyVerdict(total, cap);
       if (verdict === 'close') {
-        answer(ex, runTooLarge(opts, head), true);
+        refuse(ex, head, true);
         return;
       }
       if (verdict === 'keep') {
@@ -152,7 +175,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
       }
       if (!isLast) return;
       if (verdict === 'discard') {
-        answer(ex, runTooLarge(opts, head), false);
+        refuse(ex, head, false);
         return;
       }
       head.body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
@@ -190,6 +213,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions): HttpBac
     close() {
       stopAccepting();
       app.close?.(); // closes every connection; pending requests see onAborted
+      return Promise.resolve();
     },
   };
 }

@@ -29,7 +29,8 @@ export interface PoolSample {
 export interface Metrics {
   readonly registry: Registry;
   /** Counts one answered request (kept in a plain map, added to the counter at each scrape). */
-  countRequest(route: string, method: string, status: number): void;
+  /** Counts `n` (default 1) answered requests. */
+  countRequest(route: string, method: string, status: number, n?: number): void;
   readonly eventsAccepted: Counter;
   readonly eventsDropped: Counter<'reason'>;
   readonly batchSize: Histogram;
@@ -158,14 +159,14 @@ export function createMetrics(): Metrics {
     setPersonBacklogProbe(p) {
       backlogProbe = p;
     },
-    countRequest(route, method, status) {
+    countRequest(route, method, status, n = 1) {
       let byMethod = requestTally.get(route);
       if (byMethod === undefined) requestTally.set(route, (byMethod = new Map()));
       let byStatus = byMethod.get(method);
       if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
       const t = byStatus.get(status);
-      if (t !== undefined) t.n++;
-      else byStatus.set(status, { n: 1 });
+      if (t !== undefined) t.n += n;
+      else byStatus.set(status, { n });
     },
     eventsAccepted,
     eventsDropped,

@@ -70,8 +70,9 @@ export function options(handler: Handler = syncThrow): BackendOptions {
   };
 }
 
-export function runBackendSuite(name: string, factory: BackendFactory): void {
-  describe(`HTTP backend: ${name}`, () => {
+/** `name` is the backend's own name; `variant` tells apart two setups of one backend in titles. */
+export function runBackendSuite(name: string, factory: BackendFactory, variant = name): void {
+  describe(`HTTP backend: ${variant}`, () => {
     let backend: HttpBackend;
     let port: number;
 
@@ -232,7 +233,7 @@ export function runBackendSuite(name: string, factory: BackendFactory): void {
     });
   });
 
-  describe(`HTTP backend lifecycle: ${name}`, () => {
+  describe(`HTTP backend lifecycle: ${variant}`, () => {
     it('stopAccepting refuses new connections while drained() waits for an in-flight request', async () => {
       const b = factory(options());
       const p = await b.listen('127.0.0.1', 0);

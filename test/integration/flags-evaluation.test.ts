@@ -283,7 +283,8 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
 });
 
 describe('/flags when evaluation does not finish in time', () => {
-  // A 1 ms budget and a body that takes far longer to decompress and parse in the worker.
+  // A 1 ms budget and a body that takes far longer to decompress and parse in the worker (a body
+  // this large goes to the worker pool even where the uWS threads answer /flags themselves).
   const d = useDaemon({ backend: 'uws', env: { HEDGEROW_FLAGS_TIMEOUT_MS: '1' } });
 
   it('answers 200 without flags and with the error flag, in the requested shape', async () => {

@@ -63,6 +63,7 @@ describe('loadConfig', () => {
       HEDGEROW_WORKERS: '3',
       HEDGEROW_LOG_LEVEL: 'debug',
       HEDGEROW_HTTP_BACKEND: 'node',
+      HEDGEROW_HTTP_THREADS: '4',
       HEDGEROW_MAX_BODY_BYTES: '1024',
       HEDGEROW_SYNC: 'none',
       HEDGEROW_SHUTDOWN_TIMEOUT_MS: '100',
@@ -83,6 +84,7 @@ describe('loadConfig', () => {
       workers: 3,
       logLevel: 'debug',
       httpBackend: 'node',
+      httpThreads: 4,
       maxBodyBytes: 1024,
       sync: 'none',
       shutdownTimeoutMs: 100,
@@ -112,7 +114,7 @@ describe('loadConfig', () => {
         env: { HEDGEROW_PORT: 'abc', HEDGEROW_SYNC: 'sometimes', HEDGEROW_TASKS_PER_WORKER: '0' },
         flags: { logLevel: 'loud', maxBodyBytes: 10 },
         defaultsPath: defaultsFile({
-          host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache',
+          host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache', httpThreads: 0,
           maxBodyBytes: 20971520, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, maxPersonBacklog: 10000, batchWindowMs: 1,
           maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
         }),
@@ -164,9 +166,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { HEDGEROW_PORT: '' } }).port).toBe(8000);
   });
 
-  it('resolves workers 0 to one per core', () => {
+  it('resolves workers and httpThreads 0 to one per core', () => {
     expect(loadConfig({ env: { HEDGEROW_WORKERS: '0' } }).workers).toBe(Math.min(256, availableParallelism()));
     expect(loadConfig({ env: {}, flags: { workers: 5 } }).workers).toBe(5);
+    expect(loadConfig({ env: {} }).httpThreads).toBe(Math.min(64, availableParallelism()));
+    expect(loadConfig({ env: {}, flags: { httpThreads: 3 } }).httpThreads).toBe(3);
+    expect(() => loadConfig({ env: { HEDGEROW_HTTP_THREADS: '65' } })).toThrow(
+      /HEDGEROW_HTTP_THREADS="65": must be an integer between 0 and 64/,
+    );
   });
 
   it('returns a deep-frozen object', () => {

@@ -1,11 +1,18 @@
-/** Runs the shared HTTP backend suite against both implementations, and checks uWS is native here. */
+/**
+ * Runs the shared HTTP backend suite against every implementation (uWS on this thread, uWS in
+ * front-end threads, node:http), and checks uWS is native here.
+ */
 
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createHttpBackend } from '../../src/http/create-backend.js';
 import { loadUws, uwsBinaryName } from '../../src/http/load-uws.js';
 import { createNodeBackend } from '../../src/http/node-backend.js';
 import { createUwsBackend } from '../../src/http/uws-backend.js';
+import { createUwsThreadsBackend, type ThreadsBackend } from '../../src/http/uws-threads-backend.js';
+import type { BackendOptions } from '../../src/http/types.js';
 import { options, runBackendSuite } from '../http-backend/backend.case.js';
+import { request } from '../http-backend/client.js';
 
 const loaded = loadUws();
 
@@ -38,3 +45,80 @@ runBackendSuite('uws', (opts) => {
   return createUwsBackend(loaded.uws, opts);
 });
 runBackendSuite('node', createNodeBackend);
+
+/** The built thread script (`npm test` builds first; vitest runs the sources, threads run dist/). */
+const threadScript = new URL('../../dist/workers/http-thread.js', import.meta.url);
+
+/** Front-end threads that answer nothing themselves: every request goes through the forwarding path. */
+function threadsBackend(opts: BackendOptions, threads = 2): ThreadsBackend {
+  if (!loaded.ok) throw new Error(`uWS did not load: ${loaded.reason}`);
+  return createUwsThreadsBackend({
+    ...opts,
+    threads,
+    uwsBinaryPath: loaded.binaryPath,
+    threadScript,
+    onThreadError: (err) => {
+      throw err;
+    },
+  });
+}
+
+runBackendSuite('uws', (opts) => threadsBackend(opts), 'uws in front-end threads');
+
+/** A port free right now, for listening by number (port 0 gives one thread its own port). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('uWS front-end threads', () => {
+  it('share a port given by number and all forward to the handler; port 0 is served by one thread', async () => {
+    const seen: string[] = [];
+    const b = threadsBackend(
+      options((req) => {
+        seen.push(req.header('x-id'));
+        return { status: 200, body: `${req.method} ${req.path} ${req.header('x-id')} ${req.body.length}` };
+      }),
+      3,
+    );
+    try {
+      const port = await b.listen('127.0.0.1', await freePort());
+      expect(b.threadCount).toBe(3);
+      // A fresh connection per request: the kernel spreads them over the three listening threads.
+      const replies = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          request(port, { method: 'POST', path: `/r${i}`, headers: { 'x-id': String(i), connection: 'close' }, body: Buffer.from('abc') }),
+        ),
+      );
+      replies.forEach((r, i) => expect([r.status, r.body.toString()]).toEqual([200, `POST /r${i} ${i} 3`]));
+      expect(seen.sort((x, y) => Number(x) - Number(y))).toEqual(Array.from({ length: 60 }, (_, i) => String(i)));
+    } finally {
+      await b.close();
+    }
+    const alone = threadsBackend(options(), 3);
+    try {
+      await alone.listen('127.0.0.1', 0);
+      expect(alone.threadCount).toBe(1);
+    } finally {
+      await alone.close();
+    }
+  });
+
+  it('report a thread that cannot load the uWS binary when listening', async () => {
+    const b = createUwsThreadsBackend({
+      ...options(),
+      threads: 1,
+      uwsBinaryPath: '/nonexistent/uws.node',
+      threadScript,
+      onThreadError: () => {},
+    });
+    await expect(b.listen('127.0.0.1', 0)).rejects.toThrow(/HTTP thread did not start: no native uWS binary/);
+    await b.close();
+  });
+});

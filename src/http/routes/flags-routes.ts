@@ -1,12 +1,13 @@
 /**
- * `/flags` and `/decide` (spec flags.md §6): POST is evaluated in the worker pool; GET answers
- * the minimal flag-less response the Rust service gives, HEAD an empty 200, OPTIONS 204 with
- * `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
+ * `/flags` and `/decide` (spec flags.md §6): POST is evaluated in the worker pool (the uWS
+ * front-end threads answer SDK-sized POSTs themselves, with the same answers: local-flags.ts);
+ * GET answers the minimal flag-less response the Rust service gives, HEAD an empty 200, OPTIONS
+ * 204 with `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
  * A POST whose evaluation does not finish in time gets a flag-less 200 with the error flag.
  */
 import { randomUUID } from 'node:crypto';
 import { deserializeError, HedgerowError } from '../../errors.js';
-import type { FlagsHttpRequest } from '../../evaluation/run-flags-request.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../../evaluation/run-flags-request.js';
 import { FlagsResponseEncoder } from '../../flags/serve/flags-response.js';
 import { parseFlagsQuery } from '../../flags/serve/flags-query.js';
 import { remoteConfigFields } from '../../flags/remote-config.js';
@@ -49,7 +50,26 @@ async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps:
   }
   const pool = deps.pool();
   if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
-  const outcome = await pool.submit(toFlagsRequest(req, endpoint));
+  return flagsOutcomeResponse(req, endpoint, await pool.submit(toFlagsRequest(req, endpoint)));
+}
+
+/** The endpoint a path names (either form of the trailing slash), if any. */
+export function flagsEndpointOf(path: string): 'flags' | 'decide' | undefined {
+  switch (path) {
+    case '/flags':
+    case '/flags/':
+      return 'flags';
+    case '/decide':
+    case '/decide/':
+      return 'decide';
+    default:
+      return undefined;
+  }
+}
+
+/** The answer to a POST from its evaluation's outcome (here, or in a front-end thread). */
+export function flagsOutcomeResponse(req: HttpRequest, endpoint: 'flags' | 'decide', outcome: FlagsOutcome): HttpResponse {
+  const cors = corsHeaders(req);
   if (outcome.ok === 'timeout') return flaglessResponse(req, endpoint, cors, true);
   if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body: outcome.body };
@@ -78,7 +98,7 @@ function flaglessResponse(
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body };
 }
 
-function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide'): FlagsHttpRequest {
+export function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide'): FlagsHttpRequest {
   return {
     endpoint,
     query: req.query,

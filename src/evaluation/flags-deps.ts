@@ -1,0 +1,24 @@
+/** What evaluating `/flags` needs from the store, for a thread that has its own handle on it. */
+import type { AuthStore } from '../store/auth-store.js';
+import { CohortStore } from '../store/cohort-store.js';
+import { FlagReader } from '../store/flag-store.js';
+import { GroupReader } from '../store/group-store.js';
+import { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
+import type { StoreDatabases } from '../store/open-store.js';
+import { PersonReader } from '../store/person-store.js';
+import { ProjectFlagsCache } from './project-flags-cache.js';
+import type { FlagsRequestDeps } from './run-flags-request.js';
+
+export function flagsRequestDeps(dbs: StoreDatabases, auth: AuthStore, maxDecompressedBytes: number): FlagsRequestDeps {
+  const cohorts = new CohortStore(dbs);
+  const groups = new GroupReader(dbs);
+  return {
+    auth,
+    projects: new ProjectFlagsCache({ flags: new FlagReader(dbs), cohorts, groups }),
+    persons: new PersonReader(dbs),
+    groups,
+    overrides: new HashKeyOverrideStore(dbs),
+    cohorts,
+    maxDecompressedBytes,
+  };
+}

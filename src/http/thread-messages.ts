@@ -1,0 +1,68 @@
+/**
+ * Messages between the daemon's thread and its HTTP front-end threads (uws-threads-backend.ts,
+ * workers/http-thread.ts). Plain, structured-cloneable data.
+ */
+
+/** What a front-end thread answers itself; everything else it forwards to the daemon's thread. */
+export interface LocalRoutesSetup {
+  /** `/flags` and `/decide` POSTs, evaluated in the thread from its own handle on the store. */
+  kind: 'flags';
+  dataDir: string;
+  sync: 'durable' | 'async' | 'none';
+  maxDecompressedBytes: number;
+}
+
+export interface HttpThreadSetup {
+  uwsBinaryPath: string;
+  maxBodyBytes: number;
+  local?: LocalRoutesSetup;
+  /** One Int32: the thread's requests read but not yet answered, readable at any time. */
+  inFlight: SharedArrayBuffer;
+}
+
+/** A request the thread hands to the daemon's router: `tooLarge` asks for the 413 instead. */
+export interface ForwardedRequest {
+  id: number;
+  tooLarge: boolean;
+  method: string;
+  path: string;
+  query: string;
+  /** Flat [name, value, …], names lower-case, repeated headers already joined. */
+  headers: string[];
+  ip: string;
+  body: Uint8Array;
+}
+
+/** The daemon's answer, already checked (`prepare`): the thread writes it as it is. */
+export interface ForwardedResponse {
+  id: number;
+  status: number;
+  headers: Array<[string, string]>;
+  body: string | Uint8Array;
+}
+
+/** Requests a thread answered itself since it last reported, for the daemon's metrics. */
+export interface LocalAnswers {
+  /** Route, method, status and how many. */
+  counts: Array<[string, string, number, number]>;
+  /** Body size of each of those requests that had one. */
+  bodyBytes: number[];
+}
+
+export type ToThread =
+  | { type: 'listen'; host: string; port: number }
+  | { type: 'stop-accepting' }
+  | { type: 'drain'; id: number; timeoutMs: number }
+  | { type: 'collect'; id: number }
+  | { type: 'responses'; responses: ForwardedResponse[] }
+  | { type: 'close' };
+
+export type FromThread =
+  | { type: 'ready' }
+  | { type: 'failed'; reason: string }
+  | { type: 'listening'; port: number }
+  | { type: 'listen-failed'; reason: string }
+  | { type: 'drained'; id: number; drained: boolean }
+  | { type: 'collected'; id: number; answers: LocalAnswers }
+  | { type: 'requests'; requests: ForwardedRequest[] }
+  | { type: 'closed'; answers: LocalAnswers };

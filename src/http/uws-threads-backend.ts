@@ -1,0 +1,241 @@
+/**
+ * HTTP on uWebSockets.js in front-end threads (workers/http-thread.ts): every thread runs its own
+ * uWS app on the same port (the kernel spreads connections over them, SO_REUSEPORT), answers the
+ * routes it can answer alone (`LocalRoutesSetup`: flag evaluation reads the store itself), and
+ * forwards every other request to the `handler` on this thread, in batches per event-loop turn.
+ * A `/flags` request then costs no thread hop at all, and socket work is spread over the cores
+ * instead of all falling on the daemon's thread.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { prepareOrError, runHandler, runTooLarge } from './backend-common.js';
+import type {
+  ForwardedRequest,
+  ForwardedResponse,
+  FromThread,
+  HttpThreadSetup,
+  LocalAnswers,
+  LocalRoutesSetup,
+  ToThread,
+} from './thread-messages.js';
+import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+
+export interface ThreadsBackendOptions extends BackendOptions {
+  threads: number;
+  /** The native uWS binary this process loaded (each thread loads the same file). */
+  uwsBinaryPath: string;
+  local?: LocalRoutesSetup;
+  /** Counts of the requests the threads answered themselves (`collect`, and at close). */
+  onLocalAnswers?: (answers: LocalAnswers) => void;
+  /** A thread died: the daemon cannot serve its connections any more. */
+  onThreadError: (err: Error) => void;
+  /** The threads' script; by default the built workers/http-thread.js next to this module's tree. */
+  threadScript?: URL;
+}
+
+const THREAD_SCRIPT = new URL('../../workers/http-thread.js', import.meta.url);
+
+export interface ThreadsBackend extends HttpBackend {
+  /** Threads serving (after `listen`). */
+  readonly threadCount: number;
+  /** Brings the threads' counts of the requests they answered themselves up to date. */
+  collect(): Promise<void>;
+}
+
+/** A forwarded request as handlers see it. */
+class ForwardedHttpRequest implements HttpRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly ip: string;
+  readonly body: Uint8Array;
+  private readonly headers: string[];
+
+  constructor(f: ForwardedRequest) {
+    this.method = f.method;
+    this.path = f.path;
+    this.query = f.query;
+    this.ip = f.ip;
+    this.body = f.body;
+    this.headers = f.headers;
+  }
+
+  header(name: string): string {
+    const h = this.headers;
+    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1] as string;
+    return '';
+  }
+}
+
+/** One front-end thread: its worker, its batch of answers for this turn, its questions. */
+class FrontThread {
+  readonly worker: Worker;
+  private outgoing: ForwardedResponse[] = [];
+  private flushQueued = false;
+  private readonly waiting = new Map<number, (m: FromThread) => void>();
+  private nextId = 1;
+  private readonly inFlightCount: Int32Array;
+  readonly started: Promise<void>;
+  readonly exited: Promise<void>;
+
+  constructor(
+    setup: Omit<HttpThreadSetup, 'inFlight'>,
+    private readonly opts: ThreadsBackendOptions,
+  ) {
+    const inFlight = new SharedArrayBuffer(4);
+    this.inFlightCount = new Int32Array(inFlight);
+    this.worker = new Worker(fileURLToPath(opts.threadScript ?? THREAD_SCRIPT), {
+      workerData: { ...setup, inFlight } satisfies HttpThreadSetup,
+    });
+    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.started = new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      this.worker.once('error', onError);
+      this.worker.once('message', (m: FromThread) => {
+        this.worker.off('error', onError);
+        if (m.type === 'ready') {
+          this.worker.on('error', (err) => opts.onThreadError(err));
+          this.worker.on('message', (msg: FromThread) => this.onMessage(msg));
+          resolve();
+        } else {
+          reject(new Error(`HTTP thread did not start: ${m.type === 'failed' ? m.reason : m.type}`));
+        }
+      });
+    });
+    this.started.catch(() => {}); // `listen` reports it
+  }
+
+  /** Requests the thread has read and not yet answered. */
+  get inFlight(): number {
+    return Atomics.load(this.inFlightCount, 0);
+  }
+
+  send(m: ToThread): void {
+    this.worker.postMessage(m);
+  }
+
+  /** Sends `m` (built with a fresh id) and resolves with the thread's reply to it. */
+  ask<T extends FromThread>(build: (id: number) => ToThread): Promise<T> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve as (m: FromThread) => void);
+      this.send(build(id));
+    });
+  }
+
+  /** The next thread message of a type that carries no id (listen's answer, close's answer). */
+  next<T extends FromThread>(types: FromThread['type'][]): Promise<T> {
+    return new Promise((resolve) => {
+      const listener = (m: FromThread) => {
+        if (!types.includes(m.type)) return;
+        this.worker.off('message', listener);
+        resolve(m as T);
+      };
+      this.worker.on('message', listener);
+    });
+  }
+
+  private onMessage(m: FromThread): void {
+    switch (m.type) {
+      case 'requests':
+        for (const r of m.requests) this.serve(r);
+        return;
+      case 'drained':
+        this.answer(m.id, m);
+        return;
+      case 'collected':
+        this.opts.onLocalAnswers?.(m.answers);
+        this.answer(m.id, m);
+        return;
+      case 'closed':
+        this.opts.onLocalAnswers?.(m.answers);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private answer(id: number, m: FromThread): void {
+    const resolve = this.waiting.get(id);
+    this.waiting.delete(id);
+    resolve?.(m);
+  }
+
+  private serve(f: ForwardedRequest): void {
+    const req = new ForwardedHttpRequest(f);
+    const reply = (res: HttpResponse) => this.reply(f.id, res);
+    if (f.tooLarge) runTooLarge(this.opts, req, reply);
+    else runHandler(this.opts, req, reply);
+  }
+
+  private reply(id: number, res: HttpResponse): void {
+    const p = prepareOrError(this.opts, res);
+    this.outgoing.push({ id, status: p.status, headers: p.headers as Array<[string, string]>, body: p.body });
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      const responses = this.outgoing;
+      this.outgoing = [];
+      this.send({ type: 'responses', responses });
+    });
+  }
+}
+
+export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBackend {
+  const setup: Omit<HttpThreadSetup, 'inFlight'> = {
+    uwsBinaryPath: opts.uwsBinaryPath,
+    maxBodyBytes: opts.maxBodyBytes,
+    ...(opts.local ? { local: opts.local } : {}),
+  };
+  const threads: FrontThread[] = [];
+  let closing: Promise<void> | undefined;
+
+  async function startAndListen(host: string, port: number): Promise<number> {
+    const t = new FrontThread(setup, opts);
+    threads.push(t);
+    await t.started;
+    const answer = t.next<Extract<FromThread, { type: 'listening' | 'listen-failed' }>>(['listening', 'listen-failed']);
+    t.send({ type: 'listen', host, port });
+    const m = await answer;
+    if (m.type === 'listen-failed') throw new Error(m.reason);
+    return m.port;
+  }
+
+  return {
+    name: 'uws',
+    get threadCount() {
+      return threads.length;
+    },
+    get inFlight() {
+      return threads.reduce((n, t) => n + t.inFlight, 0);
+    },
+    async listen(host, port) {
+      const bound = await startAndListen(host, port);
+      // uWS shares a port between sockets (SO_REUSEPORT) only when it is given by number: asked
+      // for any free port (0, as tests do), the first thread's port is its alone, so it serves alone.
+      if (port === 0) return bound;
+      await Promise.all(Array.from({ length: Math.max(1, opts.threads) - 1 }, () => startAndListen(host, bound)));
+      return bound;
+    },
+    stopAccepting() {
+      for (const t of threads) t.send({ type: 'stop-accepting' });
+    },
+    async drained(timeoutMs) {
+      const answers = await Promise.all(
+        threads.map((t) => t.ask<Extract<FromThread, { type: 'drained' }>>((id) => ({ type: 'drain', id, timeoutMs }))),
+      );
+      return answers.every((a) => a.drained);
+    },
+    async collect() {
+      await Promise.all(threads.map((t) => t.ask((id) => ({ type: 'collect', id }))));
+    },
+    close() {
+      closing ??= (async () => {
+        for (const t of threads) t.send({ type: 'close' });
+        await Promise.all(threads.map((t) => t.exited));
+      })();
+      return closing;
+    },
+  };
+}

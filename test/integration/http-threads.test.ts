@@ -1,0 +1,106 @@
+/**
+ * uWS in two front-end threads on a port given by number (as `npm start` runs it; tests elsewhere
+ * use port 0, which one thread serves): `/flags` is answered in the threads themselves, the same
+ * answer whichever thread a connection lands on, and counted in `/metrics`; every other route is
+ * forwarded to the daemon's thread, capture's client address included.
+ */
+import http from 'node:http';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/api.js';
+import { cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { eventsOf, metricSample, OK, postJson, send, uniqueId } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** POSTs JSON on a connection of its own (so that requests spread over the listening threads). */
+function postOnNewConnection(port: number, path: string, body: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+describe('uWS front-end threads on a port given by number', () => {
+  let d: DaemonHandle;
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend: 'uws', env: { HEDGEROW_PORT: String(await freePort()), HEDGEROW_HTTP_THREADS: '2' } });
+  });
+
+  it('serves from two threads, as its startup log says', () => {
+    const listening = d.records().find((r) => r.msg?.startsWith('listening on'));
+    expect(listening).toMatchObject({ http_backend: 'uws', http_threads: 2, port: d.port });
+    expect(listening?.msg).toMatch(/uWebSockets\.js \(native\) backend in 2 threads$/);
+  });
+
+  it('answers /flags in the threads, alike on every connection, and counts each answer', async () => {
+    const admin = apiClient(d, d.personalKey);
+    const created = await admin.post('/api/projects/1/feature_flags/', {
+      key: 'threads-half',
+      filters: { groups: [{ properties: [], rollout_percentage: 50 }] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const before = metricSample((await send(d, '/metrics')).text, 'hedgerow_http_requests_total', {
+      route: 'flags',
+      method: 'POST',
+      status: '200',
+    });
+
+    const ids = Array.from({ length: 40 }, (_, i) => `threads-user-${i}`);
+    const answers = await Promise.all(
+      ids.map((id) => postOnNewConnection(d.port, '/flags/?v=2', { token: d.projectKey, distinct_id: id })),
+    );
+    const enabled = answers.map((a) => {
+      expect(a.status, a.text).toBe(200);
+      const body = JSON.parse(a.text) as { flags: Record<string, { enabled: boolean }>; errorsWhileComputingFlags: boolean };
+      expect(body.errorsWhileComputingFlags).toBe(false);
+      return body.flags['threads-half']?.enabled;
+    });
+    // The same ids again, in the other order: each gets its answer back wherever it lands.
+    const again = await Promise.all(
+      [...ids].reverse().map((id) => postOnNewConnection(d.port, '/flags/?v=2', { token: d.projectKey, distinct_id: id })),
+    );
+    expect(again.map((a) => (JSON.parse(a.text) as { flags: Record<string, { enabled: boolean }> }).flags['threads-half']?.enabled)).toEqual(
+      [...enabled].reverse(),
+    );
+    expect(enabled).toContain(true);
+    expect(enabled).toContain(false);
+
+    const refused = await postOnNewConnection(d.port, '/flags/?v=2', { token: 'phc_notaknownkey123', distinct_id: 'x' });
+    expect(refused.status).toBe(401);
+
+    const text = (await send(d, '/metrics')).text;
+    const labels = { route: 'flags', method: 'POST' };
+    expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '200' })).toBe((before ?? 0) + 80);
+    expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '401' })).toBe(1);
+  });
+
+  it('forwards capture to the daemon, with the client address', async () => {
+    const id = uniqueId('threads');
+    const r = await postJson(d, '/capture/?ip=1', { api_key: d.projectKey, event: 'threaded', distinct_id: id });
+    expect([r.status, r.json]).toEqual([200, OK]);
+    const [event] = await eventsOf(d, id);
+    expect(event).toMatchObject({ event: 'threaded', distinct_id: id });
+    expect(event?.properties['$ip']).toBe('127.0.0.1');
+  });
+});

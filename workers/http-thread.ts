@@ -1,0 +1,151 @@
+/**
+ * An HTTP front-end thread (src/http/uws-threads-backend.ts): its own uWS app on the daemon's
+ * port, the routes it answers itself (src/http/local-flags.ts), and every other request
+ * forwarded to the daemon's thread, gathered into one message per event-loop turn.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { HedgerowError } from '../src/errors.js';
+import { openLocalFlags, type LocalRoutes } from '../src/http/local-flags.js';
+import { loadUws } from '../src/http/load-uws.js';
+import { errorResponse } from '../src/http/respond.js';
+import type {
+  ForwardedRequest,
+  FromThread,
+  HttpThreadSetup,
+  LocalAnswers,
+  ToThread,
+} from '../src/http/thread-messages.js';
+import type { HttpRequest, HttpResponse } from '../src/http/types.js';
+import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
+
+const setup = workerData as HttpThreadSetup;
+const port = parentPort!;
+const send = (m: FromThread) => port.postMessage(m);
+const NO_BODY = new Uint8Array(0);
+
+/** Counts of the requests answered here, until the daemon collects them. */
+class AnswerCounts {
+  private counts = new Map<string, [string, string, number, number]>();
+  private bodyBytes: number[] = [];
+
+  add(route: string, method: string, status: number, bodyBytes: number): void {
+    const key = `${route} ${method} ${status}`;
+    const entry = this.counts.get(key);
+    if (entry) entry[3]++;
+    else this.counts.set(key, [route, method, status, 1]);
+    if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
+  }
+
+  take(): LocalAnswers {
+    const answers = { counts: [...this.counts.values()], bodyBytes: this.bodyBytes };
+    this.counts = new Map();
+    this.bodyBytes = [];
+    return answers;
+  }
+}
+
+/** Requests handed to the daemon's thread, and their answers as they come back. */
+class Forwarder {
+  private readonly waiting = new Map<number, (res: HttpResponse) => void>();
+  private outgoing: ForwardedRequest[] = [];
+  private flushQueued = false;
+  private nextId = 1;
+
+  forward(req: Omit<HttpRequest, 'body'> & { body?: Uint8Array }, tooLarge: boolean): Promise<HttpResponse> {
+    const id = this.nextId++;
+    this.outgoing.push({
+      id,
+      tooLarge,
+      method: req.method,
+      path: req.path,
+      query: req.query,
+      headers: [...(uwsHeaderList(req as HttpRequest) ?? [])],
+      ip: req.ip,
+      body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
+    });
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => {
+        this.flushQueued = false;
+        const requests = this.outgoing;
+        this.outgoing = [];
+        send({ type: 'requests', requests });
+      });
+    }
+    return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+
+  answered(responses: Extract<ToThread, { type: 'responses' }>['responses']): void {
+    for (const r of responses) {
+      const resolve = this.waiting.get(r.id);
+      this.waiting.delete(r.id);
+      resolve?.({ status: r.status, headers: Object.fromEntries(r.headers), body: r.body });
+    }
+  }
+}
+
+function openLocal(): LocalRoutes | undefined | Error {
+  try {
+    return setup.local ? openLocalFlags(setup.local) : undefined;
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+const loaded = loadUws(setup.uwsBinaryPath);
+const local = loaded.ok ? openLocal() : undefined;
+if (!loaded.ok) {
+  send({ type: 'failed', reason: loaded.reason });
+} else if (local instanceof Error) {
+  send({ type: 'failed', reason: `could not open the store: ${local.message}` });
+} else {
+  const counts = new AnswerCounts();
+  const forwarder = new Forwarder();
+  const backend = createUwsBackend(loaded.uws, {
+    maxBodyBytes: setup.maxBodyBytes,
+    handler: (req) => {
+      const answered = local?.answer(req);
+      if (answered === undefined) return forwarder.forward(req, false);
+      counts.add(answered.route, req.method, answered.response.status, req.body.byteLength);
+      return answered.response;
+    },
+    tooLarge: (req) => forwarder.forward(req, true),
+    // Only a local route's bug lands here: forwarded answers come back already checked.
+    onError: () => errorResponse(new HedgerowError('HR_INTERNAL')),
+  }, new Int32Array(setup.inFlight));
+
+  port.on('message', (m: ToThread) => {
+    switch (m.type) {
+      case 'responses':
+        forwarder.answered(m.responses);
+        return;
+      case 'listen':
+        backend.listen(m.host, m.port).then(
+          (bound) => send({ type: 'listening', port: bound }),
+          (err: unknown) => send({ type: 'listen-failed', reason: err instanceof Error ? err.message : String(err) }),
+        );
+        return;
+      case 'stop-accepting':
+        backend.stopAccepting();
+        return;
+      case 'drain':
+        void backend.drained(m.timeoutMs).then((drained) =>
+          send({ type: 'drained', id: m.id, drained }),
+        );
+        return;
+      case 'collect':
+        send({ type: 'collected', id: m.id, answers: counts.take() });
+        return;
+      case 'close':
+        void backend
+          .close()
+          .then(() => local?.close())
+          .finally(() => {
+            send({ type: 'closed', answers: counts.take() });
+            process.exit(0);
+          });
+        return;
+    }
+  });
+  send({ type: 'ready' });
+}
