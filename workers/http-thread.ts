@@ -1,11 +1,11 @@
 /**
  * An HTTP front-end thread (src/http/uws-threads-backend.ts): its own uWS app on the daemon's
- * port, the routes it answers itself (src/http/local-flags.ts), and every other request
+ * port, the routes it answers itself (src/http/local-routes.ts), and every other request
  * forwarded to the daemon's thread, gathered into one message per event-loop turn.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { HedgerowError } from '../src/errors.js';
-import { openLocalFlags, type LocalRoutes } from '../src/http/local-flags.js';
+import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
 import type {
@@ -86,7 +86,7 @@ class Forwarder {
 
 function openLocal(): LocalRoutes | undefined | Error {
   try {
-    return setup.local ? openLocalFlags(setup.local) : undefined;
+    return setup.local ? openLocalRoutes(setup.local) : undefined;
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }

@@ -107,7 +107,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   setting('httpBackend', 'string', oneOf(HTTP_BACKENDS), `one of ${quoted(HTTP_BACKENDS)}`,
     'HTTP front end: auto uses uWebSockets.js when its native addon loads, else node:http. node:http needs no native code but serves far fewer requests per core.'),
   setting('httpThreads', 'integer', int(0, 64), 'an integer between 0 and 64 (0 = one per core)',
-    'Threads that serve HTTP with uWebSockets.js, all on the one port (the kernel spreads connections over them); 0 = one per core. Each answers /flags and /decide itself from its own handle on the store and hands every other request to the daemon\'s thread. More threads than cores add memory and context switches. With port 0 (tests) one thread serves: uWS shares only a port given by number. The node:http backend always serves from the daemon\'s thread.'),
+    'Threads that serve HTTP with uWebSockets.js, all on the one port (the kernel spreads connections over them); 0 = one per core. Each answers /flags, /decide and the flag definitions polls itself from its own handle on the store and hands every other request to the daemon\'s thread. More threads than cores add memory and context switches. With port 0 (tests) one thread serves: uWS shares only a port given by number. The node:http backend always serves from the daemon\'s thread.'),
   setting('maxBodyBytes', 'integer', int(1024), 'an integer of at least 1024',
     'Largest request body accepted on the wire (the decompressed limit is 5x this); PostHog uses 20 MiB. Raising it raises memory per request in flight; lowering it makes large SDK batches fail with 413.'),
   setting('sync', 'string', oneOf(SYNC_MODES), `one of ${quoted(SYNC_MODES)}`,

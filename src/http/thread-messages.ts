@@ -3,10 +3,11 @@
  * workers/http-thread.ts). Plain, structured-cloneable data.
  */
 
-/** What a front-end thread answers itself; everything else it forwards to the daemon's thread. */
+/**
+ * What a front-end thread answers itself (local-routes.ts: `/flags`, `/decide`, flag definitions),
+ * from its own handle on the store; everything else it forwards to the daemon's thread.
+ */
 export interface LocalRoutesSetup {
-  /** `/flags` and `/decide` POSTs, evaluated in the thread from its own handle on the store. */
-  kind: 'flags';
   dataDir: string;
   sync: 'durable' | 'async' | 'none';
   maxDecompressedBytes: number;

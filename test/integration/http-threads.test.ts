@@ -1,8 +1,8 @@
 /**
  * uWS in two front-end threads on a port given by number (as `npm start` runs it; tests elsewhere
- * use port 0, which one thread serves): `/flags` is answered in the threads themselves, the same
- * answer whichever thread a connection lands on, and counted in `/metrics`; every other route is
- * forwarded to the daemon's thread, capture's client address included.
+ * use port 0, which one thread serves): `/flags` and the flag definitions are answered in the
+ * threads themselves, alike whichever thread a connection lands on, and counted in `/metrics`;
+ * every other route is forwarded to the daemon's thread, capture's client address included.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -37,6 +37,22 @@ function postOnNewConnection(port: number, path: string, body: unknown): Promise
     );
     req.on('error', reject);
     req.end(JSON.stringify(body));
+  });
+}
+
+function getOnNewConnection(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
   });
 }
 
@@ -92,6 +108,35 @@ describe('uWS front-end threads on a port given by number', () => {
     const text = (await send(d, '/metrics')).text;
     const labels = { route: 'flags', method: 'POST' };
     expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '200' })).toBe((before ?? 0) + 80);
+    expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '401' })).toBe(1);
+  });
+
+  it('serves flag definitions in the threads: the ETag holds across threads, and a match is a 304', async () => {
+    const polls = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        getOnNewConnection(d.port, `/flags/definitions?token=${d.projectKey}&send_cohorts`, { authorization: `Bearer ${d.personalKey}` }),
+      ),
+    );
+    const etags = new Set(polls.map((p) => p.headers.etag));
+    expect(polls.map((p) => p.status)).toEqual(Array(10).fill(200));
+    expect(etags.size).toBe(1);
+    const [etag] = [...etags] as [string];
+    expect(JSON.parse(polls[0]!.text)).toMatchObject({ flags: [expect.objectContaining({ key: 'threads-half' })] });
+    const again = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        getOnNewConnection(d.port, `/flags/definitions?token=${d.projectKey}&send_cohorts`, {
+          authorization: `Bearer ${d.personalKey}`,
+          'if-none-match': etag,
+        }),
+      ),
+    );
+    expect(again.map((p) => [p.status, p.text])).toEqual(Array(10).fill([304, '']));
+    const refused = await getOnNewConnection(d.port, `/flags/definitions?token=${d.projectKey}`, { authorization: 'Bearer phx_notaknownkey1234567' });
+    expect(refused.status).toBe(401);
+    const text = (await send(d, '/metrics')).text;
+    const labels = { route: 'flags:definitions', method: 'GET' };
+    expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '200' })).toBe(10);
+    expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '304' })).toBe(10);
     expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '401' })).toBe(1);
   });
 

@@ -1,0 +1,80 @@
+/**
+ * The routes an HTTP front-end thread answers itself (workers/http-thread.ts), from its own
+ * handle on the store and with the same answers as the daemon's routes: `POST /flags` and
+ * `POST /decide` of SDK size (flags-routes.ts), and the flag definitions that locally evaluating
+ * SDKs poll (flag-definitions-routes.ts), whose 304 answers are most of their traffic. Every other
+ * request goes to the daemon's thread.
+ */
+import { isHedgerowError, HedgerowError } from '../errors.js';
+import { DefinitionsCache } from '../evaluation/definitions-cache.js';
+import { flagsRequestDeps } from '../evaluation/flags-deps.js';
+import { runFlagsRequest } from '../evaluation/run-flags-request.js';
+import { AuthStore } from '../store/auth-store.js';
+import { CohortStore } from '../store/cohort-store.js';
+import { FlagReader } from '../store/flag-store.js';
+import { GroupReader } from '../store/group-store.js';
+import { openStore } from '../store/open-store.js';
+import { errorResponse } from './respond.js';
+import { Router } from './router.js';
+import { addFlagDefinitionsRoutes } from './routes/flag-definitions-routes.js';
+import { flagsEndpointOf, flagsOutcomeResponse, toFlagsRequest } from './routes/flags-routes.js';
+import type { LocalRoutesSetup } from './thread-messages.js';
+import type { HttpRequest, HttpResponse } from './types.js';
+
+/**
+ * Larger bodies go to the daemon's worker pool, with its time limit (HEDGEROW_FLAGS_TIMEOUT_MS):
+ * decoding one would hold up every other connection of this thread. SDK requests are far smaller.
+ */
+export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
+
+export interface LocalAnswer {
+  /** The route's metrics name. */
+  route: string;
+  response: HttpResponse;
+}
+
+export interface LocalRoutes {
+  /** The answer, or undefined when the daemon's thread must answer. */
+  answer(req: HttpRequest): LocalAnswer | undefined;
+  close(): Promise<void>;
+}
+
+export function openLocalRoutes(setup: LocalRoutesSetup): LocalRoutes {
+  const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
+  const auth = new AuthStore(dbs);
+  const deps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
+  const definitions = new Router();
+  addFlagDefinitionsRoutes(definitions, {
+    auth,
+    definitions: new DefinitionsCache(new FlagReader(dbs), new CohortStore(dbs), new GroupReader(dbs)),
+  });
+
+  function answerDefinitions(req: HttpRequest): LocalAnswer | undefined {
+    let matched;
+    try {
+      matched = definitions.match(req);
+    } catch {
+      return undefined; // not a definitions path (or not GET there): the daemon's router decides
+    }
+    let response;
+    try {
+      // Synchronous: the definitions are read and cached in this thread.
+      response = matched.run() as HttpResponse;
+    } catch (err) {
+      // Authentication and permission refusals; anything else is a bug, answered as the daemon would.
+      response = errorResponse(isHedgerowError(err) ? err : new HedgerowError('HR_INTERNAL'));
+    }
+    return { route: matched.name, response };
+  }
+
+  return {
+    answer(req) {
+      const endpoint = flagsEndpointOf(req.path);
+      if (endpoint === undefined) return req.method === 'GET' ? answerDefinitions(req) : undefined;
+      if (req.method !== 'POST' || req.body.byteLength > LOCAL_FLAGS_MAX_BODY_BYTES) return undefined;
+      const outcome = runFlagsRequest(toFlagsRequest(req, endpoint), deps, new Date());
+      return { route: endpoint, response: flagsOutcomeResponse(req, endpoint, outcome) };
+    },
+    close: () => dbs.root.close(),
+  };
+}
