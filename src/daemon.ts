@@ -181,6 +181,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await backend.close();
     throw err;
   }
+  const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
+  const inThreads = threads ? ` in ${threads.threadCount} thread${threads.threadCount === 1 ? '' : 's'}` : '';
   log.info(
     {
       http_backend: backend.name,
@@ -190,7 +192,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       port,
       data_dir: config.dataDir,
     },
-    `listening on http://${config.host}:${port} with the ${backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http'} backend${threads ? ` in ${threads.threadCount} thread${threads.threadCount === 1 ? '' : 's'}` : ''}`,
+    `listening on http://${config.host}:${port} with the ${backendName} backend${inThreads}`,
   );
 
   const workerPool = new WorkerPool({

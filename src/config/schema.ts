@@ -101,7 +101,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   setting('dataDir', 'string', { type: 'string', minLength: 1 }, 'a non-empty path',
     'Directory of the LMDB environment, resolved against the working directory. Changing it starts from an empty store unless the files move too; keep it on a local disk (LMDB needs mmap and file locks).'),
   setting('workers', 'integer', int(0, 256), 'an integer between 0 and 256 (0 = one per core)',
-    'Worker threads for decoding, validation and flag evaluation; 0 = one per core. More than the cores adds memory and context switches, fewer leaves cores idle under load.'),
+    'Worker threads for decoding and validating captured events (and for flag evaluation on the node:http backend); 0 = one per core. More than the cores adds memory and context switches, fewer leaves cores idle under load.'),
   setting('logLevel', 'string', oneOf(LOG_LEVELS), `one of ${quoted(LOG_LEVELS)}`,
     'Lowest level logged. debug and trace log per request and cost throughput; hot paths never log per event.'),
   setting('httpBackend', 'string', oneOf(HTTP_BACKENDS), `one of ${quoted(HTTP_BACKENDS)}`,
