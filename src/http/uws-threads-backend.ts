@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { prepareOrError, runHandler, runTooLarge } from './backend-common.js';
+import { ensurePortFree } from './port-probe.js';
 import type {
   ForwardedRequest,
   ForwardedResponse,
@@ -211,6 +212,7 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
       return threads.reduce((n, t) => n + t.inFlight, 0);
     },
     async listen(host, port) {
+      if (port !== 0) await ensurePortFree(host, port);
       const bound = await startAndListen(host, port);
       // uWS shares a port between sockets (SO_REUSEPORT) only when it is given by number: asked
       // for any free port (0, as tests do), the first thread's port is its alone, so it serves alone.

@@ -110,6 +110,19 @@ describe('uWS front-end threads', () => {
     }
   });
 
+  it('refuse a port given by number that another server already listens on (uWS alone would share it)', async () => {
+    const first = threadsBackend(options(), 1);
+    const second = threadsBackend(options(), 1);
+    try {
+      const port = await first.listen('127.0.0.1', await freePort());
+      await expect(second.listen('127.0.0.1', port)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}: address in use`);
+      expect(second.threadCount).toBe(0);
+      expect((await request(port, { path: '/still-first' })).status).toBe(200);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
   it('report a thread that cannot load the uWS binary when listening', async () => {
     const b = createUwsThreadsBackend({
       ...options(),
