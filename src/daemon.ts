@@ -37,6 +37,7 @@ import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
 import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { EventReader, EventWriter } from './store/event-log.js';
 import { openStore, type StoreDatabases } from './store/open-store.js';
 import { ActivityLog } from './store/activity-log.js';
@@ -61,6 +62,7 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
+  const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
   const auth = new AuthStore(dbs);
   const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
@@ -289,6 +291,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await liveProcessor.stop();
     await backend.close();
     await closeStore(dbs);
+    await dataDirLock.release();
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 
