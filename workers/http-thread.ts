@@ -22,8 +22,9 @@ const setup = workerData as HttpThreadSetup;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
 const NO_BODY = new Uint8Array(0);
+const REPORT_EVERY_MS = 1000;
 
-/** Counts of the requests answered here, until the daemon collects them. */
+/** Counts of the requests answered here, until the daemon collects them (at most a second's worth). */
 class AnswerCounts {
   private counts = new Map<string, [string, string, number, number]>();
   private bodyBytes: number[] = [];
@@ -34,6 +35,10 @@ class AnswerCounts {
     if (entry) entry[3]++;
     else this.counts.set(key, [route, method, status, 1]);
     if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
+  }
+
+  get empty(): boolean {
+    return this.counts.size === 0;
   }
 
   take(): LocalAnswers {
@@ -147,5 +152,9 @@ if (!loaded.ok) {
         return;
     }
   });
+  // Between scrapes the counts go to the daemon every second, so they never pile up here.
+  setInterval(() => {
+    if (!counts.empty) send({ type: 'answers', answers: counts.take() });
+  }, REPORT_EVERY_MS).unref();
   send({ type: 'ready' });
 }

@@ -65,5 +65,7 @@ export type FromThread =
   | { type: 'listen-failed'; reason: string }
   | { type: 'drained'; id: number; drained: boolean }
   | { type: 'collected'; id: number; answers: LocalAnswers }
+  /** Sent every second when there is something to report, so that unscraped counts stay small. */
+  | { type: 'answers'; answers: LocalAnswers }
   | { type: 'requests'; requests: ForwardedRequest[] }
   | { type: 'closed'; answers: LocalAnswers };

@@ -148,6 +148,7 @@ class FrontThread {
         this.opts.onLocalAnswers?.(m.answers);
         this.answer(m.id, m);
         return;
+      case 'answers':
       case 'closed':
         this.opts.onLocalAnswers?.(m.answers);
         return;
