@@ -169,6 +169,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
       for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
     },
+    onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),
     onThreadError: (err) => {
       // Its connections would hang: exit, as an uncaught error on this thread would (systemd restarts).
       log.fatal({ err }, 'an HTTP front-end thread crashed; exiting');

@@ -89,9 +89,14 @@ class Forwarder {
   }
 }
 
+/** Tells the daemon's log of an unexpected error here (the request it happened in got a 500). */
+function reportBug(err: unknown): void {
+  send({ type: 'bug', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+}
+
 function openLocal(): LocalRoutes | undefined | Error {
   try {
-    return setup.local ? openLocalRoutes(setup.local) : undefined;
+    return setup.local ? openLocalRoutes(setup.local, reportBug) : undefined;
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
@@ -111,12 +116,19 @@ if (!loaded.ok) {
     handler: (req) => {
       const answered = local?.answer(req);
       if (answered === undefined) return forwarder.forward(req, false);
-      counts.add(answered.route, req.method, answered.response.status, req.body.byteLength);
-      return answered.response;
+      const { route, response } = answered;
+      const count = (res: HttpResponse): HttpResponse => {
+        counts.add(route, req.method, res.status, req.body.byteLength);
+        return res;
+      };
+      return response instanceof Promise ? response.then(count) : count(response);
     },
     tooLarge: (req) => forwarder.forward(req, true),
     // Only a local route's bug lands here: forwarded answers come back already checked.
-    onError: () => errorResponse(new HedgerowError('HR_INTERNAL')),
+    onError: (err) => {
+      reportBug(err);
+      return errorResponse(new HedgerowError('HR_INTERNAL'));
+    },
   }, new Int32Array(setup.inFlight));
 
   port.on('message', (m: ToThread) => {

@@ -30,8 +30,10 @@ export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
 export interface LocalAnswer {
   /** The route's metrics name. */
   route: string;
-  response: HttpResponse;
+  response: HttpResponse | Promise<HttpResponse>;
 }
+
+
 
 export interface LocalRoutes {
   /** The answer, or undefined when the daemon's thread must answer. */
@@ -39,7 +41,8 @@ export interface LocalRoutes {
   close(): Promise<void>;
 }
 
-export function openLocalRoutes(setup: LocalRoutesSetup): LocalRoutes {
+/** `onBug` hears of errors that are not PostHog-shaped refusals (their requests get a 500). */
+export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) => void): LocalRoutes {
   const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
   const auth = new AuthStore(dbs);
   const deps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
@@ -49,6 +52,13 @@ export function openLocalRoutes(setup: LocalRoutesSetup): LocalRoutes {
     definitions: new DefinitionsCache(new FlagReader(dbs), new CohortStore(dbs), new GroupReader(dbs)),
   });
 
+  /** Refusals (authentication, permissions) answer as the daemon's routes do; anything else is a bug. */
+  function refusal(err: unknown): HttpResponse {
+    if (isHedgerowError(err)) return errorResponse(err);
+    onBug(err);
+    return errorResponse(new HedgerowError('HR_INTERNAL'));
+  }
+
   function answerDefinitions(req: HttpRequest): LocalAnswer | undefined {
     let matched;
     try {
@@ -56,15 +66,13 @@ export function openLocalRoutes(setup: LocalRoutesSetup): LocalRoutes {
     } catch {
       return undefined; // not a definitions path (or not GET there): the daemon's router decides
     }
-    let response;
+    let response: HttpResponse | Promise<HttpResponse>;
     try {
-      // Synchronous: the definitions are read and cached in this thread.
-      response = matched.run() as HttpResponse;
+      response = matched.run();
     } catch (err) {
-      // Authentication and permission refusals; anything else is a bug, answered as the daemon would.
-      response = errorResponse(isHedgerowError(err) ? err : new HedgerowError('HR_INTERNAL'));
+      response = refusal(err);
     }
-    return { route: matched.name, response };
+    return { route: matched.name, response: response instanceof Promise ? response.catch(refusal) : response };
   }
 
   return {

@@ -67,5 +67,7 @@ export type FromThread =
   | { type: 'collected'; id: number; answers: LocalAnswers }
   /** Sent every second when there is something to report, so that unscraped counts stay small. */
   | { type: 'answers'; answers: LocalAnswers }
+  /** A local route threw something that is not a PostHog-shaped refusal (answered as a 500). */
+  | { type: 'bug'; error: string }
   | { type: 'requests'; requests: ForwardedRequest[] }
   | { type: 'closed'; answers: LocalAnswers };

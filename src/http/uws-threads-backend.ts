@@ -28,6 +28,8 @@ export interface ThreadsBackendOptions extends BackendOptions {
   local?: LocalRoutesSetup;
   /** Counts of the requests the threads answered themselves (`collect`, and at close). */
   onLocalAnswers?: (answers: LocalAnswers) => void;
+  /** A local route in a thread failed with an unexpected error (its request got a 500). */
+  onThreadBug?: (error: string) => void;
   /** A thread died: the daemon cannot serve its connections any more. */
   onThreadError: (err: Error) => void;
   /** The threads' script; by default the built workers/http-thread.js next to this module's tree. */
@@ -147,6 +149,9 @@ class FrontThread {
       case 'collected':
         this.opts.onLocalAnswers?.(m.answers);
         this.answer(m.id, m);
+        return;
+      case 'bug':
+        this.opts.onThreadBug?.(m.error);
         return;
       case 'answers':
       case 'closed':
