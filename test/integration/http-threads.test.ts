@@ -5,56 +5,38 @@
  * every other route is forwarded to the daemon's thread, capture's client address included.
  */
 import http from 'node:http';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
 import { cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { freePort } from '../helpers/free-port.js';
 import { eventsOf, metricSample, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+interface Answer {
+  status: number;
+  text: string;
+  headers: http.IncomingHttpHeaders;
 }
 
-/** POSTs JSON on a connection of its own (so that requests spread over the listening threads). */
-function postOnNewConnection(port: number, path: string, body: unknown): Promise<{ status: number; text: string }> {
+/** One request on a connection of its own (so that requests spread over the listening threads). */
+function onNewConnection(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', connection: 'close' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
-}
-
-function getOnNewConnection(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
+
+const postOnNewConnection = (port: number, path: string, body: unknown): Promise<Answer> =>
+  onNewConnection(port, 'POST', path, { 'content-type': 'application/json' }, JSON.stringify(body));
+
+const getOnNewConnection = (port: number, path: string, headers: Record<string, string>): Promise<Answer> =>
+  onNewConnection(port, 'GET', path, headers);
 
 describe('uWS front-end threads on a port given by number', () => {
   let d: DaemonHandle;

@@ -3,7 +3,6 @@
  * front-end threads, node:http), and checks uWS is native here.
  */
 
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createHttpBackend } from '../../src/http/create-backend.js';
 import { loadUws, uwsBinaryName } from '../../src/http/load-uws.js';
@@ -13,6 +12,7 @@ import { createUwsThreadsBackend, type ThreadsBackend } from '../../src/http/uws
 import type { BackendOptions } from '../../src/http/types.js';
 import { options, runBackendSuite } from '../http-backend/backend.case.js';
 import { request } from '../http-backend/client.js';
+import { freePort } from '../helpers/free-port.js';
 
 const loaded = loadUws();
 
@@ -64,18 +64,6 @@ function threadsBackend(opts: BackendOptions, threads = 2): ThreadsBackend {
 }
 
 runBackendSuite('uws', (opts) => threadsBackend(opts), 'uws in front-end threads');
-
-/** A port free right now, for listening by number (port 0 gives one thread its own port). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('uWS front-end threads', () => {
   it('share a port given by number and all forward to the handler; port 0 is served by one thread', async () => {
