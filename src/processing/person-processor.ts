@@ -6,6 +6,7 @@
  * nothing applied twice, nothing skipped. Runs in its own thread
  * (workers/person-worker.ts), woken by the daemon after each event-log commit.
  */
+import { TransactionFlags } from 'lmdb';
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import { PendingWrites } from '../store/pending-writes.js';
@@ -15,6 +16,14 @@ import { usageContribution } from '../dashboards/usage-event.js';
 import { applyEvent, type ApplyOutcome } from './apply-event.js';
 
 export const CURSOR_KEY = 'person_processor_cursor';
+
+/**
+ * The batch's transaction commits without flushing under LMDB's write lock, and the flush follows
+ * once the lock is free (lmdb-js's overlapping sync, which its own batched writes use), before the
+ * call returns: the event log's commits no longer wait behind the processor's fsync. The cursor is
+ * in the same transaction, so a crash never leaves half a batch.
+ */
+const SYNCED_AFTER_UNLOCK = TransactionFlags.ABORTABLE | TransactionFlags.SYNCHRONOUS_COMMIT | TransactionFlags.NO_SYNC_FLUSH;
 
 /** Blocks are applied whole; a batch stops growing past this many events (~50 ms of work). */
 const MAX_EVENTS_PER_BATCH = 5000;
@@ -97,7 +106,7 @@ export class PersonProcessor {
     batch.flush();
     rollups.flush();
     writes.put(this.dbs.meta, CURSOR_KEY, last);
-    this.dbs.root.transactionSync(() => writes.apply());
+    this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
     this.cursor = last;
     this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
