@@ -138,9 +138,23 @@ export function errorResponse(opts: BackendOptions, err: unknown): HttpResponse 
  * `send` must not throw (a throw from the async path would be an unhandled rejection).
  */
 export function runHandler(opts: BackendOptions, req: HttpRequest, send: (res: HttpResponse) => void): void {
+  deliver(opts, () => opts.handler(req), send);
+}
+
+/** Calls tooLarge with the error fallback and hands its answer to `send` (as `runHandler` does). */
+export function runTooLarge(opts: BackendOptions, req: Omit<HttpRequest, 'body'>, send: (res: HttpResponse) => void): void {
+  deliver(opts, () => opts.tooLarge(req), send);
+}
+
+/** Hands `produce`'s answer, or onError's for what it throws or rejects with, to `send`. */
+function deliver(
+  opts: BackendOptions,
+  produce: () => Promise<HttpResponse> | HttpResponse,
+  send: (res: HttpResponse) => void,
+): void {
   let out: Promise<HttpResponse> | HttpResponse;
   try {
-    out = opts.handler(req);
+    out = produce();
   } catch (err) {
     send(errorResponse(opts, err));
     return;
@@ -159,25 +173,6 @@ export function runHandler(opts: BackendOptions, req: HttpRequest, send: (res: H
 function checked(opts: BackendOptions, res: HttpResponse): HttpResponse {
   if (typeof res === 'object' && res !== null && typeof res.status === 'number') return res;
   return errorResponse(opts, new TypeError('handler returned no HttpResponse'));
-}
-
-/** Calls tooLarge with the error fallback and hands its answer to `send` (as `runHandler` does). */
-export function runTooLarge(opts: BackendOptions, req: Omit<HttpRequest, 'body'>, send: (res: HttpResponse) => void): void {
-  let out: Promise<HttpResponse> | HttpResponse;
-  try {
-    out = opts.tooLarge(req);
-  } catch (err) {
-    send(errorResponse(opts, err));
-    return;
-  }
-  if (out instanceof Promise) {
-    out.then(
-      (res) => send(checked(opts, res)),
-      (err: unknown) => send(errorResponse(opts, err)),
-    );
-  } else {
-    send(checked(opts, out));
-  }
 }
 
 /** First X-Forwarded-For hop, else the peer address. */
