@@ -34,7 +34,7 @@ export interface ForwardedRequest {
   body: Uint8Array;
 }
 
-/** The daemon's answer, already checked (`prepare`): the thread writes it as it is. */
+/** The daemon's answer, already checked there (`prepare`: status line, valid headers). */
 export interface ForwardedResponse {
   id: number;
   status: number;
