@@ -64,7 +64,7 @@ class Forwarder {
       method: req.method,
       path: req.path,
       query: req.query,
-      headers: [...(uwsHeaderList(req as HttpRequest) ?? [])],
+      headers: uwsHeaderList(req as HttpRequest) ?? [],
       ip: req.ip,
       body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
     });
@@ -84,7 +84,7 @@ class Forwarder {
     for (const r of responses) {
       const resolve = this.waiting.get(r.id);
       this.waiting.delete(r.id);
-      resolve?.({ status: r.status, headers: Object.fromEntries(r.headers), body: r.body });
+      resolve?.(r.response);
     }
   }
 }
@@ -124,7 +124,7 @@ if (!loaded.ok) {
       return response instanceof Promise ? response.then(count) : count(response);
     },
     tooLarge: (req) => forwarder.forward(req, true),
-    // Only a local route's bug lands here: forwarded answers come back already checked.
+    // A local route's bug, or a forwarded answer that cannot go on the wire (a bad header).
     onError: (err) => {
       reportBug(err);
       return errorResponse(new HedgerowError('HR_INTERNAL'));

@@ -175,6 +175,12 @@ function checked(opts: BackendOptions, res: HttpResponse): HttpResponse {
   return errorResponse(opts, new TypeError('handler returned no HttpResponse'));
 }
 
+/** A header's value from a flat [name, value, …] list of lower-case names; '' when absent. */
+export function headerFromList(list: readonly string[], name: string): string {
+  for (let i = 0; i < list.length; i += 2) if (list[i] === name) return list[i + 1] as string;
+  return '';
+}
+
 /** First X-Forwarded-For hop, else the peer address. */
 export function clientIp(forwardedFor: string, peer: string): string {
   if (forwardedFor !== '') {

@@ -33,8 +33,6 @@ export interface LocalAnswer {
   response: HttpResponse | Promise<HttpResponse>;
 }
 
-
-
 export interface LocalRoutes {
   /** The answer, or undefined when the daemon's thread must answer. */
   answer(req: HttpRequest): LocalAnswer | undefined;

@@ -2,6 +2,7 @@
  * Messages between the daemon's thread and its HTTP front-end threads (uws-threads-backend.ts,
  * workers/http-thread.ts). Plain, structured-cloneable data.
  */
+import type { HttpResponse } from './types.js';
 
 /**
  * What a front-end thread answers itself (local-routes.ts: `/flags`, `/decide`, flag definitions),
@@ -29,17 +30,15 @@ export interface ForwardedRequest {
   path: string;
   query: string;
   /** Flat [name, value, …], names lower-case, repeated headers already joined. */
-  headers: string[];
+  headers: readonly string[];
   ip: string;
   body: Uint8Array;
 }
 
-/** The daemon's answer, already checked there (`prepare`: status line, valid headers). */
+/** The daemon's answer to a forwarded request; the thread checks and writes it (`prepare`). */
 export interface ForwardedResponse {
   id: number;
-  status: number;
-  headers: Array<[string, string]>;
-  body: string | Uint8Array;
+  response: HttpResponse;
 }
 
 /** Requests a thread answered itself since it last reported, for the daemon's metrics. */
@@ -67,7 +66,8 @@ export type FromThread =
   | { type: 'collected'; id: number; answers: LocalAnswers }
   /** Sent every second when there is something to report, so that unscraped counts stay small. */
   | { type: 'answers'; answers: LocalAnswers }
-  /** A local route threw something that is not a PostHog-shaped refusal (answered as a 500). */
+  /** A local route threw something that is not a PostHog-shaped refusal, or an answer could not
+   *  be written (a bad header): answered as a 500. */
   | { type: 'bug'; error: string }
   | { type: 'requests'; requests: ForwardedRequest[] }
   | { type: 'closed'; answers: LocalAnswers };

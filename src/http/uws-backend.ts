@@ -13,6 +13,7 @@ import {
   bodyVerdict,
   clientIp,
   formatIp,
+  headerFromList,
   parseContentLength,
   prepareOrError,
   runHandler,
@@ -60,9 +61,7 @@ class UwsRequest implements HttpRequest {
   }
 
   header(name: string): string {
-    const h = this.headers;
-    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1] as string;
-    return '';
+    return headerFromList(this.headers, name);
   }
 
   get ip(): string {

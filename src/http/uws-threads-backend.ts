@@ -8,7 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { prepareOrError, runHandler, runTooLarge } from './backend-common.js';
+import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
 import type {
   ForwardedRequest,
@@ -26,9 +26,9 @@ export interface ThreadsBackendOptions extends BackendOptions {
   /** The native uWS binary this process loaded (each thread loads the same file). */
   uwsBinaryPath: string;
   local?: LocalRoutesSetup;
-  /** Counts of the requests the threads answered themselves (`collect`, and at close). */
+  /** Counts of the requests the threads answered themselves (every second, on `collect`, at close). */
   onLocalAnswers?: (answers: LocalAnswers) => void;
-  /** A local route in a thread failed with an unexpected error (its request got a 500). */
+  /** An unexpected error in a thread: a local route's, or an answer with a bad header (a 500 went out). */
   onThreadBug?: (error: string) => void;
   /** A thread died: the daemon cannot serve its connections any more. */
   onThreadError: (err: Error) => void;
@@ -52,7 +52,7 @@ class ForwardedHttpRequest implements HttpRequest {
   readonly query: string;
   readonly ip: string;
   readonly body: Uint8Array;
-  private readonly headers: string[];
+  private readonly headers: readonly string[];
 
   constructor(f: ForwardedRequest) {
     this.method = f.method;
@@ -64,9 +64,7 @@ class ForwardedHttpRequest implements HttpRequest {
   }
 
   header(name: string): string {
-    const h = this.headers;
-    for (let i = 0; i < h.length; i += 2) if (h[i] === name) return h[i + 1] as string;
-    return '';
+    return headerFromList(this.headers, name);
   }
 }
 
@@ -126,7 +124,7 @@ class FrontThread {
     });
   }
 
-  /** The next thread message of a type that carries no id (listen's answer, close's answer). */
+  /** The next thread message of one of `types` (for answers that carry no id: listen's). */
   next<T extends FromThread>(types: FromThread['type'][]): Promise<T> {
     return new Promise((resolve) => {
       const listener = (m: FromThread) => {
@@ -175,9 +173,8 @@ class FrontThread {
     else runHandler(this.opts, req, reply);
   }
 
-  private reply(id: number, res: HttpResponse): void {
-    const p = prepareOrError(this.opts, res);
-    this.outgoing.push({ id, status: p.status, headers: p.headers as Array<[string, string]>, body: p.body });
+  private reply(id: number, response: HttpResponse): void {
+    this.outgoing.push({ id, response });
     if (this.flushQueued) return;
     this.flushQueued = true;
     setImmediate(() => {
