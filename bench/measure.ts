@@ -36,7 +36,10 @@ export interface Scenario {
   script: string;
   /** What the Lua script takes after `--` (body file, token, ETag…). */
   scriptArgs: string[];
-  /** Appended on daemon runs only: turns on the script's body check, which the ceiling's `{"status":1}` would fail. */
+  /**
+   * Appended on daemon runs only: turns on the script's body check (`--check-bodies`), which the
+   * ceiling's `{"status":1}` would fail.
+   */
   daemonScriptArgs: string[];
   /** Events each request stores; 0 where nothing is stored (then none may be accepted). */
   eventsPerRequest: number;
@@ -88,6 +91,8 @@ export interface DaemonCheck {
   /** accepted − expected: requests still in flight when wrk stopped (0 ≤ slack ≤ connections × events). */
   slackEvents: number;
   droppedEvents: number;
+  /** Delta of hedgerow_flags_errors_total: answers that said errorsWhileComputingFlags. */
+  flagErrors: number;
   /** The route's answers by status, as the daemon counted them (delta). */
   statuses: Record<string, number>;
 }
@@ -179,6 +184,7 @@ export async function measure(
       problems.push(`daemon accepted ${check.acceptedEvents} events, wrk completed ${check.expectedEvents} (slack allowed 0..${maxSlack})`);
     }
     if (check.droppedEvents > 0) problems.push(`daemon dropped ${check.droppedEvents} events`);
+    if (check.flagErrors > 0) problems.push(`${check.flagErrors} /flags answers said errorsWhileComputingFlags`);
     if (personsBefore && personsAtEnd && catchUp) {
       // Requests in flight at wrk's end committed after the first wait: wait for them too.
       const ok = catchUp.ok && (await reach(server, () => personsCaughtUp(server.port, CATCH_UP_TIMEOUT_MS)));
@@ -239,6 +245,7 @@ function compare(a: DaemonCounters, b: DaemonCounters, requests: number, scenari
     acceptedEvents,
     slackEvents: acceptedEvents - expectedEvents,
     droppedEvents: b.dropped - a.dropped,
+    flagErrors: b.flagErrors - a.flagErrors,
     statuses,
   };
 }

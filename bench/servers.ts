@@ -150,6 +150,8 @@ export async function startDaemon(s: DaemonSettings): Promise<Server> {
 export interface DaemonCounters {
   accepted: number;
   dropped: number;
+  /** hedgerow_flags_errors_total, summed over endpoints: answers that said errorsWhileComputingFlags. */
+  flagErrors: number;
   /** hedgerow_http_requests_total by route label, then status (summed over methods). */
   requests: Map<string, Map<string, number>>;
 }
@@ -157,13 +159,14 @@ export interface DaemonCounters {
 /** Reads the counters the runner checks against wrk from GET /metrics. */
 export async function scrapeCounters(port: number): Promise<DaemonCounters> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const c: DaemonCounters = { accepted: 0, dropped: 0, requests: new Map() };
+  const c: DaemonCounters = { accepted: 0, dropped: 0, flagErrors: 0, requests: new Map() };
   for (const line of text.split('\n')) {
     const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
     if (!m) continue;
     const [, name, labels = '', value] = m;
     if (name === 'hedgerow_events_accepted_total') c.accepted += Number(value);
     else if (name === 'hedgerow_events_dropped_total') c.dropped += Number(value);
+    else if (name === 'hedgerow_flags_errors_total') c.flagErrors += Number(value);
     else if (name === 'hedgerow_http_requests_total') {
       const route = /route="([^"]*)"/.exec(labels)?.[1] ?? '?';
       const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';

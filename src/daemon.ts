@@ -95,7 +95,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const router = new Router();
   addHealthRoutes(router, { readiness: () => readiness, metrics, beforeScrape: () => collectThreadAnswers?.() });
   addCaptureRoutes(router, { pool: () => pool });
-  addFlagsRoutes(router, { pool: () => flagsPool });
+  addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
     processor: () => processor,
     lastEventKey: () => {
@@ -168,6 +168,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     onLocalAnswers: (answers) => {
       for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
       for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
+      for (const [endpoint, n] of answers.flagErrors) metrics.flagErrors.inc({ endpoint }, n);
     },
     onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),
     onThreadError: (err) => {

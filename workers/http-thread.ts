@@ -28,6 +28,7 @@ const REPORT_EVERY_MS = 1000;
 class AnswerCounts {
   private counts = new Map<string, [string, string, number, number]>();
   private bodyBytes: number[] = [];
+  private flagErrors = new Map<string, number>();
 
   add(route: string, method: string, status: number, bodyBytes: number): void {
     const key = `${route} ${method} ${status}`;
@@ -37,14 +38,19 @@ class AnswerCounts {
     if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
   }
 
+  addFlagErrors(route: string): void {
+    this.flagErrors.set(route, (this.flagErrors.get(route) ?? 0) + 1);
+  }
+
   get empty(): boolean {
     return this.counts.size === 0;
   }
 
   take(): LocalAnswers {
-    const answers = { counts: [...this.counts.values()], bodyBytes: this.bodyBytes };
+    const answers = { counts: [...this.counts.values()], bodyBytes: this.bodyBytes, flagErrors: [...this.flagErrors] };
     this.counts = new Map();
     this.bodyBytes = [];
+    this.flagErrors = new Map();
     return answers;
   }
 }
@@ -117,6 +123,7 @@ if (!loaded.ok) {
       const answered = local?.answer(req);
       if (answered === undefined) return forwarder.forward(req, false);
       const { route, response } = answered;
+      if (answered.reportsErrors) counts.addFlagErrors(route);
       const count = (res: HttpResponse): HttpResponse => {
         counts.add(route, req.method, res.status, req.body.byteLength);
         return res;

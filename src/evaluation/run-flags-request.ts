@@ -24,7 +24,8 @@ export interface FlagsHttpRequest {
 }
 
 export type FlagsOutcome =
-  | { ok: true; body: string }
+  /** `errors`: the answer says errorsWhileComputingFlags (a store read failed or a flag could not be evaluated). */
+  | { ok: true; body: string; errors: boolean }
   | { ok: false; error: SerializedError }
   /** No answer from the worker pool in time (flags-pool.ts). */
   | { ok: 'timeout' };
@@ -51,7 +52,8 @@ function configOf(flags: ProjectFlags, apiToken: string): Readonly<Record<string
 
 export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): FlagsOutcome {
   try {
-    return { ok: true, body: evaluateRequest(req, deps, now) };
+    const { body, errors } = evaluateRequest(req, deps, now);
+    return { ok: true, body, errors };
   } catch (err) {
     const e = isHedgerowError(err)
       ? err
@@ -60,7 +62,7 @@ export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, n
   }
 }
 
-function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): string {
+function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): { body: string; errors: boolean } {
   const query = parseFlagsQuery(req.query, req.endpoint);
   const body = decodeFlagsBody(req, deps.maxDecompressedBytes);
   const request = parseFlagsRequest(body);
@@ -77,7 +79,7 @@ function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Dat
     errors = built.storeError;
     if (!errors) for (const r of results.values()) if (r.error !== undefined) errors = true;
   }
-  return flags.encoder.encode({
+  const text = flags.encoder.encode({
     format: query.format,
     results,
     errorsWhileComputingFlags: errors,
@@ -85,4 +87,5 @@ function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Dat
     evaluatedAt: now.getTime(),
     ...(query.config ? { config: configOf(flags, project.api_token) } : {}),
   });
+  return { body: text, errors };
 }

@@ -17,7 +17,7 @@ import { openStore } from '../store/open-store.js';
 import { errorResponse } from './respond.js';
 import { Router } from './router.js';
 import { addFlagDefinitionsRoutes } from './routes/flag-definitions-routes.js';
-import { flagsEndpointOf, flagsOutcomeResponse, toFlagsRequest } from './routes/flags-routes.js';
+import { flagsEndpointOf, flagsOutcomeResponse, outcomeReportsErrors, toFlagsRequest } from './routes/flags-routes.js';
 import type { LocalRoutesSetup } from './thread-messages.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -31,6 +31,8 @@ export interface LocalAnswer {
   /** The route's metrics name. */
   route: string;
   response: HttpResponse | Promise<HttpResponse>;
+  /** A `/flags` or `/decide` 200 that says errorsWhileComputingFlags (for the daemon's metrics). */
+  reportsErrors?: true;
 }
 
 export interface LocalRoutes {
@@ -79,7 +81,8 @@ export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) =
       if (endpoint === undefined) return req.method === 'GET' ? answerDefinitions(req) : undefined;
       if (req.method !== 'POST' || req.body.byteLength > LOCAL_FLAGS_MAX_BODY_BYTES) return undefined;
       const outcome = runFlagsRequest(toFlagsRequest(req, endpoint), deps, new Date());
-      return { route: endpoint, response: flagsOutcomeResponse(req, endpoint, outcome) };
+      const response = flagsOutcomeResponse(req, endpoint, outcome);
+      return outcomeReportsErrors(outcome) ? { route: endpoint, response, reportsErrors: true } : { route: endpoint, response };
     },
     close: () => dbs.root.close(),
   };

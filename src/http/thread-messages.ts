@@ -47,6 +47,8 @@ export interface LocalAnswers {
   counts: Array<[string, string, number, number]>;
   /** Body size of each of those requests that had one. */
   bodyBytes: number[];
+  /** Route and how many of its answers said errorsWhileComputingFlags. */
+  flagErrors: Array<[string, number]>;
 }
 
 export type ToThread =

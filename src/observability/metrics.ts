@@ -38,6 +38,8 @@ export interface Metrics {
   readonly bodyBytes: Histogram;
   readonly poolQueueDepth: Gauge;
   readonly poolUtilization: Gauge;
+  /** `/flags` and `/decide` answers that said errorsWhileComputingFlags, by endpoint. */
+  readonly flagErrors: Counter<'endpoint'>;
   /** Record the numbers a worker returned with its result. */
   recordIngest(stats: IngestStats): void;
   /** Install the function the pool gauges read at each scrape. */
@@ -125,6 +127,14 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const flagErrors = new Counter({
+    name: 'hedgerow_flags_errors_total',
+    help: 'POST /flags and /decide answers that said errorsWhileComputingFlags (a store read failed, a flag could not be evaluated, or the evaluation timed out), by endpoint',
+    labelNames: ['endpoint'] as const,
+    registers,
+  });
+  for (const endpoint of ['flags', 'decide']) flagErrors.inc({ endpoint }, 0);
+
   const personEventsProcessed = new Counter({
     name: 'hedgerow_person_events_processed_total',
     help: 'Events the person processor applied, by outcome (PostHog ingestion warnings by name)',
@@ -175,6 +185,7 @@ export function createMetrics(): Metrics {
     bodyBytes,
     poolQueueDepth,
     poolUtilization,
+    flagErrors,
     recordIngest(stats) {
       if (stats.accepted > 0) eventsAccepted.inc(stats.accepted);
       // Only known reasons: a label value from a worker must not grow the series count.

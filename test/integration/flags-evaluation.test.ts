@@ -8,7 +8,7 @@ import { compressToBase64 } from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, type ApiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
-import { b64, gzip, postJson, send } from '../helpers/http.js';
+import { b64, gzip, metricSample, postJson, send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -195,7 +195,10 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(Object.keys(r.flags)).toEqual(['always-on']);
   });
 
-  it('answers the flags it can compute when others fail, with errorsWhileComputingFlags set', async () => {
+  it('answers the flags it can compute when others fail, with errorsWhileComputingFlags set (and counted)', async () => {
+    const errorsCounted = async (endpoint: string) =>
+      metricSample((await send(d, '/metrics')).text, 'hedgerow_flags_errors_total', { endpoint }) ?? NaN;
+    const [flagsBefore, decideBefore] = [await errorsCounted('flags'), await errorsCounted('decide')];
     const cohort = await admin.post('/api/projects/1/cohorts/', {
       name: 'Soon deleted',
       filters: { properties: { type: 'AND', values: [{ key: 'plan', value: 'pro', type: 'person' }] } },
@@ -215,6 +218,8 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(body.flags['always-on']).toMatchObject({ enabled: true });
     const decide = (await postJson(d, '/decide/?v=3', flagsBody())).json as Record<string, unknown>;
     expect(decide).toMatchObject({ errorsWhileComputingFlags: true, errorComputingFlags: true });
+    expect(await errorsCounted('flags')).toBe(flagsBefore + 1);
+    expect(await errorsCounted('decide')).toBe(decideBefore + 1);
     expect((await admin.patch(`/api/projects/1/cohorts/${cohortId}/`, { deleted: false })).status).toBe(200);
     expect(((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).errorsWhileComputingFlags).toBe(false);
   });

@@ -20,6 +20,8 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 export interface FlagsRoutesDeps {
   /** Undefined until the pool is ready: 503 meanwhile (SDKs retry). */
   pool: () => FlagsPool | undefined;
+  /** Hears of every 200 whose body says errorsWhileComputingFlags (metrics). */
+  onErrorsAnswered?: (endpoint: 'flags' | 'decide') => void;
 }
 
 const ALLOW = 'GET, POST, OPTIONS, HEAD';
@@ -50,7 +52,14 @@ async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps:
   }
   const pool = deps.pool();
   if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
-  return flagsOutcomeResponse(req, endpoint, await pool.submit(toFlagsRequest(req, endpoint)));
+  const outcome = await pool.submit(toFlagsRequest(req, endpoint));
+  if (outcomeReportsErrors(outcome)) deps.onErrorsAnswered?.(endpoint);
+  return flagsOutcomeResponse(req, endpoint, outcome);
+}
+
+/** Whether the answer to this outcome is a 200 that says errorsWhileComputingFlags (a timeout's flag-less one does). */
+export function outcomeReportsErrors(outcome: FlagsOutcome): boolean {
+  return outcome.ok === 'timeout' || (outcome.ok === true && outcome.errors);
 }
 
 /** The endpoint a path names (either form of the trailing slash), if any. */
