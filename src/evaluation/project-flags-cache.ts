@@ -2,7 +2,8 @@
  * Each worker's compiled view of a project's flags: the evaluation snapshot, its response
  * encoder and the lookups a request needs, rebuilt only when the project's flag version moves
  * (every flag or cohort write bumps it in the same transaction). Reading the version is one
- * LMDB point read; no filters are parsed on the request path.
+ * LMDB point read, done once per event-loop turn (TurnMemo: a front-end thread answers a turn's
+ * requests together); no filters are parsed on the request path.
  */
 import { compileSnapshot } from '../flags/engine/compile-snapshot.js';
 import type { FlagSnapshot } from '../flags/engine/snapshot-types.js';
@@ -10,6 +11,7 @@ import { FlagsResponseEncoder } from '../flags/serve/flags-response.js';
 import type { CohortStore } from '../store/cohort-store.js';
 import type { FlagReader } from '../store/flag-store.js';
 import type { GroupReader } from '../store/group-store.js';
+import { TurnMemo } from '../util/turn-memo.js';
 
 export interface ProjectFlags {
   readonly version: number;
@@ -31,11 +33,12 @@ export interface ProjectFlagsSources {
 
 export class ProjectFlagsCache {
   private readonly byProject = new Map<number, ProjectFlags>();
+  private readonly versions = new TurnMemo<number, number>();
 
   constructor(private readonly sources: ProjectFlagsSources) {}
 
   get(projectId: number): ProjectFlags {
-    const version = this.sources.flags.flagsVersion(projectId);
+    const version = this.versions.get(projectId, () => this.sources.flags.flagsVersion(projectId));
     const cached = this.byProject.get(projectId);
     if (cached !== undefined && cached.version === version) return cached;
     const built = this.build(projectId, version);

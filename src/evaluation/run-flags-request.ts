@@ -77,7 +77,11 @@ function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Dat
     const built = buildFlagsContext(project.id, flags, request, distinctId, deps, now);
     results = evaluateFlags(flags.snapshot, built.ctx);
     errors = built.storeError;
-    if (!errors) for (const r of results.values()) if (r.error !== undefined) errors = true;
+    if (!errors) {
+      results.forEach((r) => {
+        if (r.error !== undefined) errors = true;
+      });
+    }
   }
   const text = flags.encoder.encode({
     format: query.format,

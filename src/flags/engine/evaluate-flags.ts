@@ -3,11 +3,12 @@
  * dependency reads its target's value (spec flags.md §3.5); with `flagKeys`, only those flags
  * and the flags they depend on are evaluated, and all of them are returned (the Rust service
  * evaluates and reports dependencies too). Inactive and unknown keys are never in the result
- * (spec §2.5: remote evaluation omits inactive flags). The map follows the snapshot's order.
+ * (spec §2.5: remote evaluation omits inactive flags). The results follow the snapshot's order.
  */
 
 import { evaluateFlag } from './evaluate-flag.js';
 import { createState } from './evaluate-state.js';
+import { FlagResults } from './flag-results.js';
 import type { EvaluationContext, FlagResult } from './evaluate-types.js';
 import type { CompiledFlag, FlagSnapshot } from './snapshot-types.js';
 
@@ -31,22 +32,19 @@ function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[]): Uint8Ar
   return selected;
 }
 
-export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): Map<string, FlagResult> {
+export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
   const state = createState(snapshot, ctx);
   const selected = ctx.flagKeys === undefined ? null : selectedSlots(snapshot, ctx.flagKeys);
   const results = new Array<FlagResult | undefined>(snapshot.slotCount);
+  let count = 0;
   for (const flag of snapshot.evaluationOrder) {
     if (selected !== null && selected[flag.slot] !== 1) continue;
     const r = evaluateFlag(flag, state);
     results[flag.slot] = r;
+    count++;
     state.values[flag.slot] = r.failed === true ? undefined : r.enabled ? (r.variant ?? true) : false;
   }
-  const out = new Map<string, FlagResult>();
-  for (const flag of snapshot.flags) {
-    const r = results[flag.slot];
-    if (r !== undefined) out.set(flag.key, r);
-  }
-  return out;
+  return new FlagResults(snapshot, results, count);
 }
 
 /** The value the SDKs see: the variant, else whether the flag is enabled. */

@@ -177,35 +177,40 @@ export class FlagsResponseEncoder {
 
   private details(results: ReadonlyMap<string, FlagResult>): string {
     const out: string[] = [];
-    for (const [key, r] of results) {
+    // forEach, not for…of: evaluation results are a FlagResults, whose iterators are generators.
+    results.forEach((r, key) => {
       const kc = this.keyCache(key);
       const f = this.fragments(kc, r);
       if (f.detail === undefined) f.detail = detailEntry(kc.json, kc.meta, r);
       out.push(f.detail);
-    }
+    });
     return out.join(',');
   }
 
   private valuesAndPayloads(results: ReadonlyMap<string, FlagResult>): [string, string] {
     const flags: string[] = [];
     const payloads: string[] = [];
-    for (const [key, r] of results) {
+    results.forEach((r, key) => {
       const f = this.fragments(this.keyCache(key), r);
       flags.push(f.entry);
       if (r.enabled && f.payloadEntry !== null) payloads.push(f.payloadEntry);
-    }
+    });
     return [flags.join(','), payloads.join(',')];
   }
 
   private enabledValues(results: ReadonlyMap<string, FlagResult>): string {
     const out: string[] = [];
-    for (const [key, r] of results) if (r.enabled) out.push(this.fragments(this.keyCache(key), r).entry);
+    results.forEach((r, key) => {
+      if (r.enabled) out.push(this.fragments(this.keyCache(key), r).entry);
+    });
     return out.join(',');
   }
 
   private enabledKeys(results: ReadonlyMap<string, FlagResult>): string {
     const out: string[] = [];
-    for (const [key, r] of results) if (r.enabled) out.push(this.keyCache(key).json);
+    results.forEach((r, key) => {
+      if (r.enabled) out.push(this.keyCache(key).json);
+    });
     return out.join(',');
   }
 
