@@ -78,7 +78,7 @@ export interface Prepared {
   readonly status: number;
   readonly statusLine: string;
   readonly headers: ReadonlyArray<readonly [string, string]>;
-  /** Text goes to the socket as UTF-8 without an intermediate copy (uWS and node:http encode it). */
+  /** Text is encoded to UTF-8 by the backend as it writes it (uWS: into a reused buffer; node:http: by Node). */
   readonly body: string | Uint8Array;
 }
 

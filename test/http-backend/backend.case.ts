@@ -5,6 +5,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BackendOptions, Handler, HttpBackend, HttpResponse } from '../../src/http/types.js';
@@ -15,6 +16,15 @@ export type BackendFactory = (opts: BackendOptions) => HttpBackend;
 export const CAP = 2 * 1024 * 1024;
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
+
+/**
+ * `n` UTF-16 code units of text with one-, two-, three- and four-byte UTF-8 characters and a lone
+ * surrogate (sent as U+FFFD), the seed repeated through it so that answers are told apart.
+ */
+export function sampleText(n: number, seed: string): string {
+  const unit = `${seed}|aé日😀\uD800`;
+  return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
+}
 
 /** Echo handler: each path shows one behaviour; the default echoes what the backend read. */
 export const echoHandler: Handler = async (req): Promise<HttpResponse> => {
@@ -30,6 +40,12 @@ export const echoHandler: Handler = async (req): Promise<HttpResponse> => {
         status: Number(params.get('code')),
         headers: { 'x-reply': 'yes', 'content-length': '999' },
         body: 'custom',
+      };
+    case '/text':
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: sampleText(Number(params.get('n')), params.get('seed') ?? ''),
       };
     case '/throw':
       throw new Error('boom');
@@ -122,6 +138,47 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
       expect(r.headers['x-reply']).toBe('yes');
       expect(r.headers['content-length']).toBe('6');
       expect(r.body.toString()).toBe('custom');
+    });
+
+    it('sends text answers as UTF-8, exactly, short and long', async () => {
+      // 349,525 code units: the longest text the uWS backend encodes into its reused buffer.
+      for (const n of [0, 9, 13_000, 349_525, 349_526, 600_000]) {
+        const r = await request(port, { path: `/text?n=${n}&seed=s${n}` });
+        const expected = Buffer.from(sampleText(n, `s${n}`), 'utf8');
+        expect(r.headers['content-length'], `n=${n}`).toBe(String(expected.length));
+        expect(r.body.equals(expected), `n=${n}`).toBe(true);
+      }
+    });
+
+    it('keeps a large text answer intact while a slow reader holds it and other answers are sent', async () => {
+      const n = 340_000; // ~1 MB of UTF-8: more than the kernel takes for a reader that does not read
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.pause();
+      socket.write(`GET /text?n=${n}&seed=slow HTTP/1.1\r\nhost: x\r\n\r\n`);
+      await sleep(100);
+      const others = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => request(port, { path: `/text?n=${n}&seed=other-${i}` })),
+      );
+      others.forEach((r, i) => expect(r.body.equals(Buffer.from(sampleText(n, `other-${i}`), 'utf8'))).toBe(true));
+      const expected = Buffer.from(sampleText(n, 'slow'), 'utf8');
+      const received: Buffer[] = [];
+      let total = 0;
+      await new Promise<void>((resolve, reject) => {
+        socket.on('data', (c: Buffer) => {
+          received.push(c);
+          total += c.length;
+          const head = Buffer.concat(received).indexOf('\r\n\r\n');
+          if (head >= 0 && total >= head + 4 + expected.length) resolve();
+        });
+        socket.on('error', reject);
+        socket.resume();
+      });
+      socket.destroy();
+      const all = Buffer.concat(received);
+      const bodyStart = all.indexOf('\r\n\r\n') + 4;
+      expect(all.subarray(0, bodyStart).toString('latin1')).toMatch(new RegExp(`content-length: ${expected.length}\\r\\n`, 'i'));
+      expect(all.subarray(bodyStart).equals(expected)).toBe(true);
     });
 
     it('keeps a random 1 MiB binary body intact, in an exactly sized buffer', async () => {
