@@ -24,7 +24,7 @@ function evaluate(
   flags: FeatureFlagRecord[],
   ctx: Partial<EvaluationContext> = {},
   cohorts: CohortDefinition[] = [],
-): Map<string, FlagResult> {
+): ReadonlyMap<string, FlagResult> {
   const snapshot = compileSnapshot({ flags, cohorts, groupTypeMapping: MAPPING, version: 1 });
   return evaluateFlags(snapshot, {
     distinctId: 'user-1',
