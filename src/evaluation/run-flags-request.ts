@@ -24,8 +24,11 @@ export interface FlagsHttpRequest {
 }
 
 export type FlagsOutcome =
-  /** `errors`: the answer says errorsWhileComputingFlags (a store read failed or a flag could not be evaluated). */
-  | { ok: true; body: string; errors: boolean }
+  /**
+   * `errors`: the answer says errorsWhileComputingFlags (a store read failed or a flag could not
+   * be evaluated). `body` is bytes only when the caller gave a buffer to write it into.
+   */
+  | { ok: true; body: string | Uint8Array; errors: boolean }
   | { ok: false; error: SerializedError }
   /** No answer from the worker pool in time (flags-pool.ts). */
   | { ok: 'timeout' };
@@ -50,9 +53,13 @@ function configOf(flags: ProjectFlags, apiToken: string): Readonly<Record<string
   return config;
 }
 
-export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): FlagsOutcome {
+/**
+ * `into`: where to write the answer as UTF-8 (its body is then a view of it, valid until the
+ * next request writes there); without it, or when the answer might not fit, the body is text.
+ */
+export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date, into?: Buffer): FlagsOutcome {
   try {
-    const { body, errors } = evaluateRequest(req, deps, now);
+    const { body, errors } = evaluateRequest(req, deps, now, into);
     return { ok: true, body, errors };
   } catch (err) {
     const e = isHedgerowError(err)
@@ -62,7 +69,12 @@ export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, n
   }
 }
 
-function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date): { body: string; errors: boolean } {
+function evaluateRequest(
+  req: FlagsHttpRequest,
+  deps: FlagsRequestDeps,
+  now: Date,
+  into: Buffer | undefined,
+): { body: string | Uint8Array; errors: boolean } {
   const query = parseFlagsQuery(req.query, req.endpoint);
   const body = decodeFlagsBody(req, deps.maxDecompressedBytes);
   const request = parseFlagsRequest(body);
@@ -83,13 +95,14 @@ function evaluateRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Dat
       });
     }
   }
-  const text = flags.encoder.encode({
+  const answer = {
     format: query.format,
     results,
     errorsWhileComputingFlags: errors,
     requestId: randomUUID(),
     evaluatedAt: now.getTime(),
     ...(query.config ? { config: configOf(flags, project.api_token) } : {}),
-  });
-  return { body: text, errors };
+  };
+  const written = into === undefined ? undefined : flags.encoder.encodeInto(answer, into);
+  return { body: written === undefined ? flags.encoder.encode(answer) : (into as Buffer).subarray(0, written), errors };
 }

@@ -27,6 +27,14 @@ import type { HttpRequest, HttpResponse } from './types.js';
  */
 export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * Each `/flags` answer is written into this buffer (flags-response.ts `encodeInto`) and goes to
+ * the socket before the next request is evaluated: the thread answers a local `/flags` request
+ * synchronously, from uWS's data callback to `end()`, which copies what it does not send at
+ * once. A larger answer is made as text.
+ */
+const ANSWER_BUFFER = Buffer.allocUnsafe(256 * 1024);
+
 export interface LocalAnswer {
   /** The route's metrics name. */
   route: string;
@@ -80,7 +88,7 @@ export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) =
       const endpoint = flagsEndpointOf(req.path);
       if (endpoint === undefined) return req.method === 'GET' ? answerDefinitions(req) : undefined;
       if (req.method !== 'POST' || req.body.byteLength > LOCAL_FLAGS_MAX_BODY_BYTES) return undefined;
-      const outcome = runFlagsRequest(toFlagsRequest(req, endpoint), deps, new Date());
+      const outcome = runFlagsRequest(toFlagsRequest(req, endpoint), deps, new Date(), ANSWER_BUFFER);
       const response = flagsOutcomeResponse(req, endpoint, outcome);
       return outcomeReportsErrors(outcome) ? { route: endpoint, response, reportsErrors: true } : { route: endpoint, response };
     },

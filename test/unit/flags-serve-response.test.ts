@@ -303,3 +303,42 @@ describe('FlagsResponseEncoder: with a compiled snapshot', () => {
     expect(body.flags.off).toMatchObject({ enabled: false, reason: { code: 'out_of_rollout_bound', condition_index: 0 } });
   });
 });
+
+describe('FlagsResponseEncoder: encodeInto (the answer as UTF-8 in a caller buffer)', () => {
+  const FORMATS: FlagsResponseFormat[] = ['flags-v2', 'flags-v1', 'decide-v2', 'decide-v1'];
+  const UNICODE = results([
+    ['mv', VARIANT],
+    ['clé-日本', result(true, 'vàriant-😀', reason('condition_match', 0), '{"naïve":"☃"}')],
+    ['bool', BOOL_WITH_PAYLOAD],
+    ['miss', MISS],
+  ]);
+  const CONFIG = Object.freeze({ sessionRecording: false, supportedCompression: ['gzip', 'gzip-js'], note: 'ünïcode' });
+
+  it.each(FORMATS)('%s: the same bytes as the text, from a cold and a warm cache', (format) => {
+    const input: FlagsResponseInput = {
+      format,
+      results: UNICODE,
+      errorsWhileComputingFlags: false,
+      requestId: REQUEST_ID,
+      evaluatedAt: AT,
+      config: CONFIG,
+    };
+    const enc = new FlagsResponseEncoder(meta);
+    const target = Buffer.alloc(64 * 1024, 0xff);
+    for (let round = 0; round < 2; round++) {
+      const n = enc.encodeInto(input, target);
+      expect(n).toBeDefined();
+      expect(target.subarray(0, n).equals(Buffer.from(enc.encode(input), 'utf8'))).toBe(true);
+    }
+  });
+
+  it('says when the answer might not fit, and writes nothing past the buffer', () => {
+    const enc = new FlagsResponseEncoder(meta);
+    const input: FlagsResponseInput = { format: 'flags-v2', results: ALL, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };
+    const size = Buffer.byteLength(enc.encode(input), 'utf8');
+    const backing = Buffer.alloc(size + 16, 0xaa);
+    expect(enc.encodeInto(input, backing.subarray(0, 64))).toBeUndefined();
+    expect(backing.subarray(64).every((b) => b === 0xaa)).toBe(true);
+    expect(enc.encodeInto(input, Buffer.alloc(size * 3))).toBe(size);
+  });
+});
