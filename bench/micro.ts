@@ -6,8 +6,9 @@
  * The bucketing-hash cases compare the pure TypeScript SHA-1 (`bucketHash` → `sha1Fraction`)
  * with the node:crypto implementation it replaced, on the same strings in the same run.
  * The `/flags` answer case encodes a 50-flag v2 body and takes its UTF-8 size (what copying the
- * text to the main thread, or writing it to a socket, also has to walk), against
- * `JSON.stringify` of the same answer as a plain object.
+ * text to the main thread, or writing it to a socket, also has to walk), and writes it as UTF-8
+ * into a reused buffer as the front-end threads do, against `JSON.stringify` of the same answer
+ * as a plain object.
  */
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { Bench, type Task } from 'tinybench';
@@ -162,6 +163,21 @@ function encodedAnswerBytes(): number {
   });
   return Buffer.byteLength(text, 'utf8');
 }
+const answerBuffer = Buffer.allocUnsafe(256 * 1024);
+function encodedIntoAnswerBytes(): number {
+  return (
+    answerEncoder.encodeInto(
+      {
+        format: 'flags-v2',
+        results: answerResults,
+        errorsWhileComputingFlags: false,
+        requestId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+        evaluatedAt: 1_763_700_000_000 + answers++,
+      },
+      answerBuffer,
+    ) ?? 0
+  );
+}
 function stringifiedAnswerBytes(): number {
   const flags: Record<string, unknown> = {};
   for (const [key, r] of answerResults) {
@@ -207,7 +223,10 @@ const cases: Case[] = [
     events: 1,
     unit: { one: 'answer', many: 'answers' },
     baseline: ['JSON.stringify of the answer object', stringifiedAnswerBytes],
-    variants: [['FlagsResponseEncoder.encode', encodedAnswerBytes]],
+    variants: [
+      ['FlagsResponseEncoder.encode', encodedAnswerBytes],
+      ['FlagsResponseEncoder.encodeInto (UTF-8 into a reused buffer)', encodedIntoAnswerBytes],
+    ],
   },
   {
     name: `bucketing hash: ${FLAGS_PER_REQUEST} bucketHash calls, ASCII ids, mean ${meanUtf8Length(asciiBucketInputs)} B`,
