@@ -4,9 +4,9 @@
  * (dist/bench/ack-server.js). Both announce their port as a JSON line on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/helpers/free-port.js';
 import type { RouteMatch } from './measure.js';
 import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY } from './payloads.js';
 
@@ -109,18 +109,6 @@ export interface DaemonSettings {
   nodeArgs: string[];
 }
 
-/** A port free right now (the daemon is given one by number: port 0 would serve from one thread). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * The daemon as `npm start` would run it, on its uWS backend. HEDGEROW_WORKERS,
  * HEDGEROW_HTTP_THREADS, HEDGEROW_TASKS_PER_WORKER, HEDGEROW_WORKER_NICE,
@@ -130,6 +118,7 @@ function freePort(): Promise<number> {
 export async function startDaemon(s: DaemonSettings): Promise<Server> {
   const env = {
     ...process.env,
+    // By number: with port 0 only one of the uWS front-end threads would serve.
     HEDGEROW_PORT: String(await freePort()),
     HEDGEROW_HOST: '127.0.0.1',
     HEDGEROW_DATA_DIR: s.dataDir,

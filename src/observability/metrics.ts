@@ -28,8 +28,7 @@ export interface PoolSample {
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Counts one answered request (kept in a plain map, added to the counter at each scrape). */
-  /** Counts `n` (default 1) answered requests. */
+  /** Counts `n` (default 1) answered requests (kept in a plain map, added to the counter at each scrape). */
   countRequest(route: string, method: string, status: number, n?: number): void;
   readonly eventsAccepted: Counter;
   readonly eventsDropped: Counter<'reason'>;
