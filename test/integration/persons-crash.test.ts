@@ -10,8 +10,12 @@ import { gzip, send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
-const BATCHES = 40;
-const EVENTS_PER_BATCH = 500;
+// 20,000 events in two requests: each is one block the processor applies in one transaction
+// (~70–150 ms of work), so the kill right after the last acknowledgement lands while it works.
+// With 40 requests of 500 events the processor could keep pace with the sequential requests on a
+// fast machine, and the kill then found it idle (seen once in CI).
+const BATCHES = 2;
+const EVENTS_PER_BATCH = 10_000;
 
 function batch(apiKey: string, b: number): Buffer {
   const events: Record<string, unknown>[] = [];
