@@ -332,6 +332,24 @@ describe('FlagsResponseEncoder: encodeInto (the answer as UTF-8 in a caller buff
     }
   });
 
+  it('writes a flag the same whether it comes first or after another (its bytes are cached both ways)', () => {
+    const enc = new FlagsResponseEncoder(meta);
+    const target = Buffer.alloc(64 * 1024);
+    const orders = [
+      results([['mv', VARIANT], ['bool', BOOL_WITH_PAYLOAD], ['miss', MISS]]),
+      results([['miss', MISS], ['mv', VARIANT], ['bool', BOOL_WITH_PAYLOAD]]),
+      results([['bool', BOOL_WITH_PAYLOAD], ['miss', MISS], ['mv', VARIANT]]),
+      results([['mv', VARIANT]]),
+    ];
+    for (const order of [...orders, ...orders.reverse()]) {
+      const input: FlagsResponseInput = { format: 'flags-v2', results: order, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };
+      const n = enc.encodeInto(input, target);
+      const text = enc.encode(input);
+      expect(target.subarray(0, n).toString('utf8')).toBe(text);
+      expect(Object.keys(JSON.parse(text).flags)).toEqual([...order.keys()]);
+    }
+  });
+
   it('says when the answer might not fit, and writes nothing past the buffer', () => {
     const enc = new FlagsResponseEncoder(meta);
     const input: FlagsResponseInput = { format: 'flags-v2', results: ALL, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };

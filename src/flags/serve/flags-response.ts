@@ -46,6 +46,8 @@ interface Fragments {
   entryBytes?: Uint8Array;
   payloadEntryBytes?: Uint8Array;
   detailBytes?: Uint8Array;
+  /** `,"key":{FlagDetail}`: the detail as written after another. */
+  commaDetailBytes?: Uint8Array;
 }
 
 interface KeyCache {
@@ -227,15 +229,19 @@ export class FlagsResponseEncoder {
   // results are a FlagResults, whose iterators are generators.
 
   private details(results: ReadonlyMap<string, FlagResult>, out: Piece[], bytes: boolean): void {
-    const comma = bytes ? COMMA_BYTES : COMMA;
     let first = true;
     results.forEach((r, key) => {
       const kc = this.keyCache(key);
       const f = this.fragments(kc, r);
       if (f.detail === undefined) f.detail = detailEntry(kc.json, kc.meta, r);
-      if (!first) out.push(comma);
+      if (bytes) {
+        // One copy per flag: the entry's bytes are cached with and without the comma before it.
+        out.push(first ? (f.detailBytes ??= utf8(f.detail)) : (f.commaDetailBytes ??= utf8(COMMA + f.detail)));
+      } else {
+        if (!first) out.push(COMMA);
+        out.push(f.detail);
+      }
       first = false;
-      out.push(bytes ? (f.detailBytes ??= utf8(f.detail)) : f.detail);
     });
   }
 
