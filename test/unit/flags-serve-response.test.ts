@@ -341,7 +341,7 @@ describe('FlagsResponseEncoder: encodeInto (the answer as UTF-8 in a caller buff
       results([['bool', BOOL_WITH_PAYLOAD], ['miss', MISS], ['mv', VARIANT]]),
       results([['mv', VARIANT]]),
     ];
-    for (const order of [...orders, ...orders.reverse()]) {
+    for (const order of [...orders, ...[...orders].reverse()]) {
       const input: FlagsResponseInput = { format: 'flags-v2', results: order, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };
       const n = enc.encodeInto(input, target);
       const text = enc.encode(input);
