@@ -2,7 +2,8 @@
  * The real posthog-node client evaluating flags against the daemon: remotely through `/flags`
  * (values, payloads, person property overrides, inactive flags), and locally from the
  * definitions it polls from `/flags/definitions` (the second poll is a 304). Local and remote
- * answers agree over 1,000 distinct ids for a rollout flag and a multivariate flag.
+ * answers agree over 1,000 distinct ids for a rollout flag, a multivariate flag and a flag
+ * with `early_exit` (a 30 % condition before a 100 % one: out of the first, the flag is off).
  */
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,6 +26,9 @@ const MULTI_VARIANTS: Array<[string, number]> = [
 /** What PostHog answers, by the spec's formula (flags.md §1.3–1.4). */
 function expectedRollout(id: string): boolean {
   return bucketHash('rollout.', id, '') <= 0.45;
+}
+function expectedEarly(id: string): boolean {
+  return bucketHash('early.', id, '') <= 0.3;
 }
 function expectedMulti(id: string): string | false {
   if (bucketHash('multi.', id, '') > 0.55) return false;
@@ -88,6 +92,10 @@ describe.each(BACKENDS)('posthog-node flags (%s)', (backend) => {
       key: 'for-pros',
       filters: { groups: [{ properties: [{ key: 'plan', value: 'pro', type: 'person' }], rollout_percentage: 100 }] },
     });
+    await create({
+      key: 'early',
+      filters: { groups: [{ properties: [], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }], early_exit: true },
+    });
     await create({ key: 'paused', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
   });
 
@@ -109,7 +117,7 @@ describe.each(BACKENDS)('posthog-node flags (%s)', (backend) => {
     expect(await ph.isFeatureEnabled('for-pros', 'someone', { personProperties: { plan: 'pro' } })).toBe(true);
     expect(await ph.getFeatureFlag('paused', 'someone')).toBeUndefined();
     const all = await ph.getAllFlags(inside, { personProperties: { plan: 'pro' } });
-    expect(all).toEqual({ rollout: true, multi: 'second-variant', 'for-pros': true });
+    expect(all).toEqual({ rollout: true, multi: 'second-variant', 'for-pros': true, early: expectedEarly(inside) });
     // The newer single-request API.
     const flags = await ph.evaluateFlags(inside, { personProperties: { plan: 'pro' } });
     expect([flags.getFlag('multi'), flags.getFlagPayload('multi'), flags.getFlag('for-pros'), flags.getFlag('paused')]).toEqual([
@@ -136,8 +144,10 @@ describe.each(BACKENDS)('posthog-node flags (%s)', (backend) => {
       const id = `distinct_id_${i}`;
       const opts = { onlyEvaluateLocally: true };
       const [lr, lm] = [await local.getFeatureFlag('rollout', id, opts), await local.getFeatureFlag('multi', id, opts)];
+      const le = await local.getFeatureFlag('early', id, opts);
       const r = await remote.getAllFlags(id);
       if (lr !== r.rollout || lm !== r.multi || lr !== expectedRollout(id) || lm !== expectedMulti(id)) disagreements++;
+      if (le !== r.early || le !== expectedEarly(id)) disagreements++;
     }
     expect(disagreements).toBe(0);
     expect(await local.getFeatureFlag('paused', 'anyone', { onlyEvaluateLocally: true })).toBe(false);

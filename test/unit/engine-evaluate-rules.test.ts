@@ -110,6 +110,43 @@ describe('reasons and condition_index (spec §4)', () => {
   });
 });
 
+describe('early_exit (spec §2.2; PostHog#57321)', () => {
+  const outId = idWhere('e', '', (h) => h > 0.3);
+  const inId = idWhere('e', '', (h) => h <= 0.3);
+  const groups = [{ properties: [exact('plan', 'pro')], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }];
+
+  it('ends at a condition whose properties match but whose rollout excludes the user', () => {
+    const flag = flagRecord(1, 'e', { groups, early_exit: true, payloads: { true: '1' } });
+    expect(one(flag, { distinctId: outId, personProperties: { plan: 'pro' } })).toEqual({
+      enabled: false,
+      variant: null,
+      reason: { code: 'out_of_rollout_bound', condition_index: 0, description: 'Out of rollout bound' },
+      payload: undefined,
+    });
+    expect(one(flag, { distinctId: inId, personProperties: { plan: 'pro' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 0 });
+  });
+
+  it('goes on past a property miss, and without the flag (or with false) past the rollout too', () => {
+    const flag = flagRecord(1, 'e', { groups, early_exit: true });
+    expect(one(flag, { distinctId: outId, personProperties: { plan: 'free' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+    for (const early_exit of [false, undefined, 'true']) {
+      const f = flagRecord(2, 'e', { groups, ...(early_exit === undefined ? {} : { early_exit }) });
+      expect(one(f, { distinctId: outId, personProperties: { plan: 'pro' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+    }
+  });
+
+  it('applies to group conditions, not to skipped ones', () => {
+    const key = idWhere('g', '', (h) => h > 0.3, 'acme');
+    const flag = flagRecord(1, 'g', {
+      aggregation_group_type_index: 0,
+      early_exit: true,
+      groups: [{ properties: [], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }],
+    });
+    expect(one(flag, { groups: { company: key } }).reason).toMatchObject({ code: 'out_of_rollout_bound', condition_index: 0 });
+    expect(one(flag).reason.code).toBe('no_group_type');
+  });
+});
+
 describe('group flags (spec §1.2, §2.4 step 4)', () => {
   const groupFlag = (rollout: number, extra: FlagFilters = {}) =>
     flagRecord(1, 'g', { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: rollout }], ...extra });

@@ -72,12 +72,6 @@ const UNDEFINED: Expected = { value: null, value_is_undefined: true };
  * own answer follows spec flags.md.
  */
 const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
-  'feature-flags.spec.ts:251': {
-    reason: '`early_exit` is SDK-only; the Rust service has no such field and goes on to the next (100 %) condition (spec §2.4)',
-    expected: { value: true },
-    code: 'condition_match',
-    conditionIndex: 1,
-  },
   'feature-flags.spec.ts:364': {
     reason: 'device-id bucketing without a device id: the SDK falls back to /flags; the server skips the person condition as out of rollout (spec §1.2)',
     expected: { value: false },

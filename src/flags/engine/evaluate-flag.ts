@@ -1,7 +1,8 @@
 /**
  * Evaluates one compiled flag for one request, in the Rust service's order (spec flags.md §2.4):
  * broken dependencies → early-access gate → holdout → release conditions in stored order, the
- * first match winning; otherwise the highest-priority reason seen (§4, later condition on a
+ * first match winning (or, with `early_exit`, the first condition that matches but is out of
+ * rollout ending it); otherwise the highest-priority reason seen (§4, later condition on a
  * tie). Identifiers (§1.2, §5): a group condition hashes its group key; a person condition the
  * device id (device bucketing), else the stored continuity hash key, else (continuity flags)
  * the request's anonymous id, else the distinct id.
@@ -136,6 +137,8 @@ function evaluateConditions(flag: CompiledFlag, state: EvaluationState): FlagRes
     }
     const outcome = conditionPasses(cond, flag, identifier, state);
     if (outcome === MATCH) return matchedResult(cond, flag, identifier);
+    // Early exit (PostHog#57321): only the rollout excluding a matching condition ends it.
+    if (outcome === OUT_OF_ROLLOUT && flag.earlyExit) return cond.outOfRollout;
     const priority = outcome === OUT_OF_ROLLOUT ? PRIORITY_OUT_OF_ROLLOUT : PRIORITY_NO_MATCH;
     if (priority >= bestPriority) {
       best = outcome === OUT_OF_ROLLOUT ? cond.outOfRollout : cond.noMatch;

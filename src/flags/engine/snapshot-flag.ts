@@ -167,6 +167,7 @@ export function compileFlag(record: FeatureFlagRecord, slot: number, env: Filter
     superTrue: result(true, null, superReason, parts.payloadTrue),
     superFalse: result(false, null, superReason, parts.payloadTrue),
     holdout: compileHoldout(filters.holdout, parts),
+    earlyExit: filters.early_exit === true,
     noConditions: result(false, null, reason('no_group_type', null), undefined),
     deps: [],
     broken: null,

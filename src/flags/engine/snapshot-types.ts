@@ -125,6 +125,11 @@ export interface CompiledFlag {
   readonly superTrue: FlagResult;
   readonly superFalse: FlagResult;
   readonly holdout: CompiledHoldout | null;
+  /**
+   * `filters.early_exit`: a condition whose properties match but whose rollout excludes the
+   * identifier ends the evaluation (out of rollout, that condition's index) instead of going on.
+   */
+  readonly earlyExit: boolean;
   /** Result when no condition produced a reason (no conditions at all). */
   readonly noConditions: FlagResult;
   /** Slots of active flags this one depends on (directly, or through its cohorts). */
