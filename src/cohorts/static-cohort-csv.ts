@@ -115,14 +115,14 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * The distinct ids a CSV makes members. PostHog resolves every ID to a person and skips those it
- * cannot resolve. Hedgerow keeps members by distinct id and has no persons store yet, so person
- * UUIDs and emails resolve to nobody; so do distinct ids capture could never have recorded (longer
- * than it keeps, or holding NUL, which it replaces).
+ * The distinct ids a file of distinct ids makes members (files of person UUIDs or emails are
+ * resolved through the stored persons by the cohorts API). Hedgerow keeps members by distinct id,
+ * so an id whose person the processor has not created yet still counts once it exists (PostHog
+ * resolves each ID to a person at upload and skips the rest); ids capture could never have
+ * recorded (longer than it keeps, or holding NUL, which it replaces) are skipped.
  */
-export function memberDistinctIds(csv: StaticCohortCsv): string[] {
-  if (csv.idType !== 'distinct_id') return [];
-  return csv.ids.filter((id) => !id.includes('\0') && codePoints(id) <= MAX_DISTINCT_ID_CHARS);
+export function memberDistinctIds(distinctIds: readonly string[]): string[] {
+  return distinctIds.filter((id) => !id.includes('\0') && codePoints(id) <= MAX_DISTINCT_ID_CHARS);
 }
 
 function codePoints(s: string): number {

@@ -1,7 +1,7 @@
 /**
  * The evaluation context of one `/flags` request: stored person and group properties overlaid
  * by the request's (spec ingestion.md §8, flags.md §3.1), experience-continuity hash keys read
- * and written (flags.md §5), and static cohort membership. A store failure here does not fail
+ * and written (flags.md §5), and static cohort membership (by person). A store failure here does not fail
  * the request: evaluation goes on with what the request carried and the response reports
  * `errorsWhileComputingFlags` (as the Rust service does for its database errors).
  */
@@ -69,7 +69,7 @@ export function buildFlagsContext(
     groups,
     groupProperties,
     now,
-    isInStaticCohort: (cohortId) => sources.cohorts.isStaticMember(projectId, cohortId, distinctId),
+    isInStaticCohort: staticMembership(sources, projectId, distinctId, personId),
   };
   if (req.deviceId !== undefined) ctx.deviceId = req.deviceId;
   if (req.flagKeys !== undefined) ctx.flagKeys = req.flagKeys;
@@ -85,6 +85,26 @@ export function buildFlagsContext(
     }
   }
   return { ctx, storeError };
+}
+
+/**
+ * Static cohort membership is kept by distinct id; a person is a member when any of its distinct
+ * ids is, as PostHog keeps members by person (so an id merged into a member's person is one too).
+ * The person's other ids are read only when the request's own id is not a member.
+ */
+function staticMembership(
+  sources: SubjectSources,
+  projectId: number,
+  distinctId: string,
+  personId: number | undefined,
+): (cohortId: number) => boolean {
+  let otherIds: string[] | undefined;
+  return (cohortId) => {
+    if (sources.cohorts.isStaticMember(projectId, cohortId, distinctId)) return true;
+    if (personId === undefined) return false;
+    otherIds ??= sources.persons.distinctIdsOf(projectId, personId).filter((id) => id !== distinctId);
+    return otherIds.some((id) => sources.cohorts.isStaticMember(projectId, cohortId, id));
+  };
 }
 
 function continuityRequested(project: ProjectFlags, flagKeys: readonly string[] | undefined): boolean {

@@ -43,11 +43,14 @@ export class PersonReader {
 
   /** Every person of the project, in person id order (the persons API filters and orders them). */
   list(projectId: number): PersonRecord[] {
-    const out: PersonRecord[] = [];
+    return [...this.each(projectId)];
+  }
+
+  /** The project's persons in id order, read as iterated. */
+  *each(projectId: number): Generator<PersonRecord> {
     for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
-      out.push(value as PersonRecord);
+      yield value as PersonRecord;
     }
-    return out;
   }
 
   /** The person with this UUID (lower-case canonical form). A scan: there is no UUID index. */

@@ -1,13 +1,16 @@
 /**
  * Static cohort members from a CSV upload (PostHog's CohortSerializer `csv` file on create and
  * PATCH) against the real daemon: multipart bodies as fetch encodes them, PostHog's header rules
- * and error bodies, the CSV ignored where PostHog ignores it, and the body and ID caps.
+ * and error bodies, person UUID and email files resolved through the stored persons, membership
+ * by person (any of its distinct ids) in `/flags`, the CSV ignored where PostHog ignores it, and
+ * the body and ID caps.
  */
+import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_STATIC_COHORT_CSV_IDS } from '../../src/cohorts/static-cohort-csv.js';
 import { apiClient, createUser, type ApiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
-import { errorBody, send, type Reply } from '../helpers/http.js';
+import { errorBody, postJson, send, uniqueId, waitForPersons, type Reply } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -80,18 +83,52 @@ describe.each(BACKENDS)('static cohort CSV upload (%s)', (backend) => {
     expect((await patch(c.id, { description: 'no file' })).json).toMatchObject({ description: 'no file', count: 4 });
   });
 
-  it('person UUID and email columns resolve to nobody yet: the cohort is made, with no member', async () => {
+  /** Identifies `user` (merging `anon` into it) with an email, and returns the person's UUID. */
+  async function storedPerson(anon: string, user: string, email: string): Promise<string> {
+    const ph = new PostHog(d.projectKey, { host: d.baseUrl, flushAt: 1, fetchRetryCount: 0 });
+    ph.identify({ distinctId: user, properties: { $anon_distinct_id: anon, email } });
+    await ph.shutdown();
+    await waitForPersons(d);
+    const listed = await admin.get(`/api/projects/1/persons/?distinct_id=${user}`);
+    const found = (listed.json as { results: Array<{ uuid: string }> }).results;
+    expect(found, listed.text).toHaveLength(1);
+    return found[0]!.uuid;
+  }
+
+  it('person UUID and email columns add every distinct id of the stored persons they name', async () => {
+    const ann = await storedPerson(uniqueId('ann-anon'), uniqueId('ann'), 'ann@example.com');
     const byUuid = await created({
       name: 'by uuid',
       is_static: 'true',
-      csv: { csv: 'name,person_id\nAnn,0188a0a6-0000-4000-8000-000000000001\n' },
+      // Upper-case UUIDs name the same person; an unknown one names nobody.
+      csv: { csv: `name,person_id\nAnn,${ann.toUpperCase()}\nNobody,0188a0a6-0000-4000-8000-000000000001\n` },
     });
-    expect(byUuid.count).toBe(0);
+    expect(byUuid.count).toBe(2);
     const byEmail = await created({ name: 'by email', is_static: 'true', csv: { csv: 'email\nann@example.com\n' } });
-    expect(byEmail.count).toBe(0);
-    expect((await patch(byEmail.id, { csv: { csv: 'E-mail,plan\nbob@example.com,pro\n' } })).json).toMatchObject({
-      count: 0,
+    expect(byEmail.count).toBe(2);
+    // Nobody has this email: nothing is added.
+    expect((await patch(byEmail.id, { csv: { csv: 'E-mail,plan\nbob@example.com,pro\n' } })).json).toMatchObject({ count: 2 });
+    const unknown = await created({ name: 'unknown', is_static: 'true', csv: { csv: 'email\nnobody@example.com\n' } });
+    expect(unknown.count).toBe(0);
+  });
+
+  it('a person is in a static cohort when any of its distinct ids is, merged ones included', async () => {
+    const listed = uniqueId('listed');
+    const c = await created({ name: 'listed ids', is_static: 'true', csv: { csv: `${listed}\n` } });
+    const flag = await admin.post('/api/projects/1/feature_flags/', {
+      key: `listed-${c.id}`,
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: c.id }], rollout_percentage: 100 }] },
     });
+    expect(flag.status, flag.text).toBe(201);
+    const enabled = async (distinctId: string) => {
+      const r = await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: distinctId });
+      return (r.json as { flags: Record<string, { enabled: boolean }> }).flags[`listed-${c.id}`]!.enabled;
+    };
+    const later = uniqueId('later');
+    expect([await enabled(listed), await enabled(later)]).toEqual([true, false]);
+    // `later` identifies with the listed id as its anonymous id: one person, so both are members.
+    await storedPerson(listed, later, 'later@example.com');
+    expect([await enabled(listed), await enabled(later), await enabled(uniqueId('other'))]).toEqual([true, true, false]);
   });
 
   it("refuses files PostHog refuses, with PostHog's error bodies, and creates nothing", async () => {

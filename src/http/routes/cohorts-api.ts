@@ -16,7 +16,7 @@ import { cohortIdOf } from '../../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
-import type { PersonReader } from '../../store/person-store.js';
+import type { PersonReader, PersonRecord } from '../../store/person-store.js';
 import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
 import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
@@ -75,7 +75,7 @@ class CohortsApi {
       req.project.id,
       req.principal.user.id,
       () => this.validate(req, req.body, undefined),
-      (created) => (created.is_static ? csvMembers(upload) : []),
+      (created) => (created.is_static ? this.csvMembers(req.project.id, upload) : []),
     );
     return json(201, this.render(cohort));
   }
@@ -95,7 +95,7 @@ class CohortsApi {
       req.project.id,
       existing.id,
       (current) => (write = this.validate(req, req.body, current)),
-      (updated) => (updated.is_static && write.deleted !== true ? csvMembers(upload) : []),
+      (updated) => (updated.is_static && write.deleted !== true ? this.csvMembers(req.project.id, upload) : []),
     );
     return json(200, this.render(cohort));
   }
@@ -108,8 +108,9 @@ class CohortsApi {
 
   /**
    * `PATCH …/cohorts/:id/add_persons_to_static_cohort/ {person_ids: [uuid…]}`: every distinct id
-   * of each known person becomes a member (membership is kept by distinct id); unknown uuids are
-   * ignored, as PostHog ignores them. PostHog's checks, in its order.
+   * of each known person becomes a member (membership is kept by distinct id, and a person is a
+   * member when any of its distinct ids is); unknown uuids are ignored, as PostHog ignores them.
+   * PostHog's checks, in its order.
    */
   addPersons(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'cohort:write');
@@ -122,16 +123,28 @@ class CohortsApi {
     if (ids.length === 0) throw invalid('person_ids cannot be empty');
     if (ids.length > MAX_PERSONS_PER_ADD) throw invalid('List size exceeds limit');
     const wanted = new Set(ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase()));
-    const distinctIds: string[] = [];
-    let found = 0;
-    for (const person of this.deps.persons.list(req.project.id)) {
-      if (!wanted.has(person.uuid.toLowerCase())) continue;
-      found++;
-      distinctIds.push(...this.deps.persons.distinctIdsOf(req.project.id, person.id));
-    }
-    if (found === 0) throw invalid('No valid users to add to cohort');
+    const { persons, distinctIds } = distinctIdsOfPersons(this.deps.persons, req.project.id, (p) => wanted.has(p.uuid.toLowerCase()));
+    if (persons === 0) throw invalid('No valid users to add to cohort');
     this.deps.cohorts.addStaticMembers(req.project.id, cohort.id, distinctIds);
     return json(200, { success: true });
+  }
+
+  /**
+   * The members a static cohort's upload adds; a refused file fails the write. A file of person
+   * UUIDs or emails adds every distinct id of each stored person it names (by UUID, or by an
+   * `email` person property equal to the value); IDs naming nobody are skipped, as PostHog skips them.
+   */
+  private csvMembers(projectId: number, upload: CsvUpload | undefined): readonly string[] {
+    if (upload === undefined) return [];
+    if ('error' in upload) throw upload.error;
+    const { idType, ids } = upload.csv;
+    if (idType === 'distinct_id') return memberDistinctIds(ids);
+    const wanted = new Set(idType === 'person_id' ? ids.map((id) => id.toLowerCase()) : ids);
+    const named =
+      idType === 'person_id'
+        ? (p: PersonRecord) => wanted.has(p.uuid.toLowerCase())
+        : (p: PersonRecord) => typeof p.properties.email === 'string' && wanted.has(p.properties.email);
+    return distinctIdsOfPersons(this.deps.persons, projectId, named).distinctIds;
   }
 
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
@@ -233,9 +246,18 @@ function readCsvUpload(bytes: Uint8Array): CsvUpload {
   }
 }
 
-/** The members a static cohort's upload adds; a refused file fails the write. */
-function csvMembers(upload: CsvUpload | undefined): readonly string[] {
-  if (upload === undefined) return [];
-  if ('error' in upload) throw upload.error;
-  return memberDistinctIds(upload.csv);
+/** Every distinct id of the stored persons `named` picks (a scan: persons have no UUID or email index). */
+function distinctIdsOfPersons(
+  reader: PersonReader,
+  projectId: number,
+  named: (p: PersonRecord) => boolean,
+): { persons: number; distinctIds: string[] } {
+  const distinctIds: string[] = [];
+  let persons = 0;
+  for (const person of reader.each(projectId)) {
+    if (!named(person)) continue;
+    persons++;
+    distinctIds.push(...reader.distinctIdsOf(projectId, person.id));
+  }
+  return { persons, distinctIds };
 }
