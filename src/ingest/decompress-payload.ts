@@ -81,7 +81,8 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
 }
 
 /**
- * Decodes an extracted payload to text. Order: an explicit base64 hint (strict: invalid -> 400),
+ * Decodes an extracted payload to text. Order: an explicit base64 hint (used when the bytes are
+ * strict base64, else ignored),
  * gzip when the bytes start with `1f 8b` (a gzip hint without the magic falls back to plain text,
  * spec §2.2 "Recommendation"), lz64 when hinted, else plain UTF-8. On legacy paths a result that
  * still looks like base64 is decoded once more when that yields UTF-8.
@@ -89,11 +90,9 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
 export function decompressPayload(payload: ExtractedPayload, maxBytes: number, path: string): string {
   let bytes = payload.bytes;
   if (payload.hint === 'base64' && !payload.base64Decoded) {
-    const decoded = decodeBase64StrictBytes(bytes);
-    if (decoded === undefined) {
-      throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid base64 data');
-    }
-    bytes = decoded;
+    // A wrong hint falls back to the bytes as sent: capture-rs never applies this hint after its
+    // sniff, Django uses base64 only when it decodes (spec §2.2 step 6, §2.4).
+    bytes = decodeBase64StrictBytes(bytes) ?? bytes;
   }
 
   let text: string;
