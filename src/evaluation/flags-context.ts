@@ -22,8 +22,11 @@ export interface SubjectSources {
 
 export interface BuiltContext {
   ctx: EvaluationContext;
-  /** A store read or write failed; the answer may miss stored data. */
-  storeError: boolean;
+  /**
+   * A store read or write failed; the answer may miss stored data. Read it after evaluating:
+   * static cohort membership is read during the evaluation.
+   */
+  readonly storeError: boolean;
 }
 
 export function buildFlagsContext(
@@ -35,6 +38,9 @@ export function buildFlagsContext(
   now: Date,
 ): BuiltContext {
   let storeError = false;
+  const failed = () => {
+    storeError = true;
+  };
   let personId: number | undefined;
   let personProperties = req.personProperties;
   try {
@@ -69,7 +75,7 @@ export function buildFlagsContext(
     groups,
     groupProperties,
     now,
-    isInStaticCohort: staticMembership(sources, projectId, distinctId, personId),
+    isInStaticCohort: staticMembership(sources, projectId, distinctId, personId, failed),
   };
   if (req.deviceId !== undefined) ctx.deviceId = req.deviceId;
   if (req.flagKeys !== undefined) ctx.flagKeys = req.flagKeys;
@@ -84,26 +90,38 @@ export function buildFlagsContext(
       storeError = true;
     }
   }
-  return { ctx, storeError };
+  return {
+    ctx,
+    get storeError() {
+      return storeError;
+    },
+  };
 }
 
 /**
  * Static cohort membership is kept by distinct id; a person is a member when any of its distinct
  * ids is, as PostHog keeps members by person (so an id merged into a member's person is one too).
- * The person's other ids are read only when the request's own id is not a member.
+ * The person's other ids are read only when the request's own id is not a member. A failed read
+ * counts as not a member and is reported (`failed`), so the rest of the answer still goes out.
  */
 function staticMembership(
   sources: SubjectSources,
   projectId: number,
   distinctId: string,
   personId: number | undefined,
+  failed: () => void,
 ): (cohortId: number) => boolean {
   let otherIds: string[] | undefined;
   return (cohortId) => {
-    if (sources.cohorts.isStaticMember(projectId, cohortId, distinctId)) return true;
-    if (personId === undefined) return false;
-    otherIds ??= sources.persons.distinctIdsOf(projectId, personId).filter((id) => id !== distinctId);
-    return otherIds.some((id) => sources.cohorts.isStaticMember(projectId, cohortId, id));
+    try {
+      if (sources.cohorts.isStaticMember(projectId, cohortId, distinctId)) return true;
+      if (personId === undefined) return false;
+      otherIds ??= sources.persons.distinctIdsOf(projectId, personId).filter((id) => id !== distinctId);
+      return otherIds.some((id) => sources.cohorts.isStaticMember(projectId, cohortId, id));
+    } catch {
+      failed();
+      return false;
+    }
   };
 }
 

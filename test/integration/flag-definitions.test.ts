@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';
-import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
@@ -19,8 +19,8 @@ interface Definitions {
   cohorts: Record<string, unknown>;
 }
 
-describe('flag definitions for local evaluation', () => {
-  const d = useDaemon({ backend: 'uws' });
+describe.each(BACKENDS)('flag definitions for local evaluation (%s)', (backend) => {
+  const d = useDaemon({ backend });
   let admin: ApiClient;
   const ids: Record<string, number> = {};
   let cohortId = 0;
@@ -102,9 +102,14 @@ describe('flag definitions for local evaluation', () => {
     });
   });
 
-  it('revalidates with ETags: 304 while unchanged, a new tag after a change', async () => {
-    const path = `/flags/definitions?token=${d.projectKey}&send_cohorts`;
+  it.each([
+    ['/flags/definitions', (key: string) => `/flags/definitions?token=${key}&send_cohorts`],
+    ['/api/feature_flag/local_evaluation', (key: string) => `/api/feature_flag/local_evaluation?token=${key}&send_cohorts`],
+    ['/api/projects/:id/feature_flags/local_evaluation/', () => `${FLAGS}local_evaluation/?send_cohorts`],
+  ])('revalidates with ETags on %s: 304 while unchanged, a new tag after a change', async (_name, pathFor) => {
+    const path = pathFor(d.projectKey);
     const first = await get(path);
+    expect(first.status, first.text).toBe(200);
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^W\/".+"$/);
     expect(first.headers.get('cache-control')).toBe('private, must-revalidate');
@@ -115,7 +120,7 @@ describe('flag definitions for local evaluation', () => {
       expect(again.headers.get('etag')).toBe(etag);
     }
     expect((await get(path, { 'if-none-match': 'W/"something-else"' })).status).toBe(200);
-    expect((await admin.patch(`${FLAGS}${ids.alpha}/`, { name: 'renamed' })).status).toBe(200);
+    expect((await admin.patch(`${FLAGS}${ids.alpha}/`, { name: `renamed via ${path}` })).status).toBe(200);
     const changed = await get(path, { 'if-none-match': etag });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);

@@ -6,6 +6,7 @@
  */
 import { compressToBase64 } from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type StoreKey } from '../../src/store/open-store.js';
 import { apiClient, type ApiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { b64, gzip, metricSample, postJson, send } from '../helpers/http.js';
@@ -222,6 +223,26 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(await errorsCounted('decide')).toBe(decideBefore + 1);
     expect((await admin.patch(`/api/projects/1/cohorts/${cohortId}/`, { deleted: false })).status).toBe(200);
     expect(((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).errorsWhileComputingFlags).toBe(false);
+  });
+
+  it('answers from the request when the stored person cannot be read, with errorsWhileComputingFlags set', async () => {
+    // A real store failure: a person record that is not JSON, written beside the daemon.
+    const dbs = openStore({ dataDir: d.dataDir, sync: 'durable' });
+    try {
+      const raw = dbs.root.openDB<Buffer, StoreKey>('persons', { encoding: 'binary', keyEncoding: 'ordered-binary' });
+      dbs.root.transactionSync(() => {
+        raw.putSync([1, 999_999], Buffer.from('{"id": 999999, not json'));
+        dbs.distinctIds.putSync([1, 'unreadable-person'], 999_999);
+      });
+    } finally {
+      await dbs.root.close();
+    }
+    const r = await postJson(d, '/flags/?v=2', flagsBody({ distinct_id: 'unreadable-person', person_properties: { plan: 'pro' } }));
+    expect(r.status).toBe(200);
+    const body = r.json as V2Body;
+    expect(body.errorsWhileComputingFlags).toBe(true);
+    expect(body.flags['always-on']).toMatchObject({ enabled: true });
+    expect(body.flags['pro-only']).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
   });
 
   it('matches static cohort members uploaded as CSV', async () => {

@@ -2,7 +2,8 @@
  * Persons and groups from ingested events, through the real posthog-node client: anonymous
  * events, then identify with properties, then alias; a flag on a `$set` property turns on for
  * the merged person through `/flags` (stored properties, no overrides sent), and
- * `groupIdentify` makes a group flag match. Waits use `/_persons/caught_up`, never sleeps.
+ * `groupIdentify` makes a group flag match (the request's group properties overlaid on the
+ * stored ones). Waits use `/_persons/caught_up`, never sleeps.
  */
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,9 +146,18 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
     expect((await flagsFor(user, { groups: { company: 'acme' } }))['big-companies']!.enabled).toBe(true);
     expect((await flagsFor(user, { groups: { company: 'tiny' } }))['big-companies']!.enabled).toBe(false);
     expect((await flagsFor(user))['big-companies']).toMatchObject({ enabled: false, reason: { code: 'no_group_type' } });
+    // The request's group_properties overlay the stored ones, key by key.
+    const withProps = (company: string, props: Record<string, unknown>) =>
+      flagsFor(user, { groups: { company }, group_properties: { company: props } });
+    expect((await withProps('tiny', { employees: 1000 }))['big-companies']!.enabled).toBe(true);
+    expect((await withProps('acme', { employees: 5 }))['big-companies']!.enabled).toBe(false);
+    expect((await withProps('acme', { name: 'Renamed' }))['big-companies']!.enabled).toBe(true);
+    expect((await withProps('unknown-co', { employees: 101 }))['big-companies']!.enabled).toBe(true);
 
     const remote = new PostHog(d.projectKey, { host: d.baseUrl, fetchRetryCount: 0 });
     expect(await remote.getFeatureFlag('big-companies', user, { groups: { company: 'acme' } })).toBe(true);
+    const tinyGrown = { groups: { company: 'tiny' }, groupProperties: { company: { employees: 1000 } } };
+    expect(await remote.getFeatureFlag('big-companies', user, tinyGrown)).toBe(true);
     await remote.shutdown();
 
     const defs = await send(d, `/flags/definitions?token=${d.projectKey}&send_cohorts`, {
