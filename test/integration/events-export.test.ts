@@ -1,12 +1,16 @@
 /**
  * `hedgerow events export`: NDJSON of the whole log in ingest order, filtered by `--since`
- * (ingest time) and `--project`, read while the daemon runs on the same data directory.
+ * (ingest time) and `--project`, read while the daemon runs on the same data directory, with
+ * progress on stderr when that is a terminal.
  */
 
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupDaemons, exportEvents, makeTempDir, newProjectKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { CLI_MAIN, cleanupDaemons, exportEvents, makeTempDir, newProjectKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { OK, postJson } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
@@ -73,6 +77,26 @@ describe('hedgerow events export', () => {
     const p1Late = await exportEvents(d.dataDir, ['--project', '1', '--since', since]);
     expect(p1Late.map((e) => e.uuid)).toEqual(lateP1);
     expect(await exportEvents(d.dataDir, ['--project', '99'])).toEqual([]);
+  });
+
+  it('shows progress on stderr only when it is a terminal', async () => {
+    const piped = await runCli(['events', 'export', '--data-dir', d.dataDir]);
+    expect([piped.code, piped.stderr]).toEqual([0, '']);
+    // util-linux `script` gives the command a terminal; stdout goes to a file, so the terminal
+    // shows only stderr.
+    const outFile = path.join(makeTempDir(), 'events.ndjson');
+    const command = `${process.execPath} ${CLI_MAIN} events export --data-dir ${d.dataDir} > ${outFile}`;
+    const tty = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 30_000 });
+    expect(tty.status, tty.stderr).toBe(0);
+    expect(tty.stdout).toContain('exported 8 events');
+    const uuids = (ndjson: string) =>
+      ndjson
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => (JSON.parse(l) as { uuid: string }).uuid);
+    const exported = uuids(readFileSync(outFile, 'utf8'));
+    expect(exported).toHaveLength(8);
+    expect(exported).toEqual(uuids(piped.stdout));
   });
 
   it('refuses a bad --since or --project, and a directory without data', async () => {

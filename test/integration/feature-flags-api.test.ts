@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, runCli, useDaemon } from '../helpers/daemon.js';
-import { send } from '../helpers/http.js';
+import { send, type Reply } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -227,6 +227,61 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
       expect(await keys('?evaluation_runtime=server')).toEqual(['mv']);
       expect(await keys('?created_by_id=1')).toHaveLength(3);
       expect(await keys('?created_by_id=999')).toEqual([]);
+    });
+  });
+
+  describe('flag dependencies (spec management.md §3.4)', () => {
+    const on = (id: unknown) => ({ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true });
+    const dependsOn = (id: unknown) => ({ groups: [{ properties: [on(id)], rollout_percentage: 100 }] });
+    const refused = async (r: Promise<Reply>, detail: string, attr: string | null = 'filters') => {
+      const res = await r;
+      expect([res.status, res.json]).toEqual([400, { type: 'validation_error', code: 'invalid_input', detail, attr }]);
+    };
+
+    it('refuses keys, missing or disabled targets, the flag itself, and cycles', async () => {
+      const base = await createFlag({ key: 'dep-base' });
+      const off = await createFlag({ key: 'dep-off', active: false });
+      await refused(
+        admin.post(FLAGS, { key: 'dep-by-key', filters: dependsOn('dep-base') }),
+        "Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: 'dep-base'",
+      );
+      await refused(admin.post(FLAGS, { key: 'dep-missing', filters: dependsOn(987_654) }), 'Flag dependency references non-existent flag with ID 987654');
+      await refused(
+        admin.post(FLAGS, { key: 'dep-on-off', filters: dependsOn(off.id) }),
+        `Cannot create dependency on disabled flag 'dep-off' (ID: ${off.id}). Flag dependencies must reference active flags only.`,
+      );
+      await refused(admin.patch(`${FLAGS}${base.id}/`, { filters: dependsOn(base.id) }), "Feature flag 'dep-base' cannot depend on itself");
+      const middle = await createFlag({ key: 'dep-middle', filters: dependsOn(base.id) });
+      const top = await createFlag({ key: 'dep-top', filters: dependsOn(middle.id) });
+      await refused(
+        admin.patch(`${FLAGS}${base.id}/`, { filters: dependsOn(top.id) }),
+        'Circular dependency detected: dep-base → dep-top → dep-middle → dep-base',
+      );
+      // Nothing was written by the refused PATCH.
+      expect(((await admin.get(`${FLAGS}${base.id}/`)).json as { filters: unknown }).filters).toEqual(base.filters);
+    });
+
+    it('keeps a flag others depend on from being deleted or disabled, and a dependent from being enabled', async () => {
+      const target = await createFlag({ key: 'dep-target' });
+      const user = await createFlag({ key: 'dep-user', filters: dependsOn(target.id) });
+      const named = `dep-user (ID: ${user.id})`;
+      await refused(
+        admin.patch(`${FLAGS}${target.id}/`, { deleted: true }),
+        `Cannot delete this feature flag because other flags depend on it: ${named}. Please update or delete the dependent flags first.`,
+        null,
+      );
+      await refused(
+        admin.patch(`${FLAGS}${target.id}/`, { active: false }),
+        `Cannot disable this feature flag because other flags depend on it: ${named}. Please update or delete the dependent flags first.`,
+        null,
+      );
+      expect((await admin.patch(`${FLAGS}${user.id}/`, { active: false })).status).toBe(200);
+      expect((await admin.patch(`${FLAGS}${target.id}/`, { active: false })).status).toBe(200);
+      await refused(
+        admin.patch(`${FLAGS}${user.id}/`, { active: true }),
+        `Cannot enable this feature flag because it depends on disabled flags: dep-target (ID: ${target.id}). Please enable those flags first.`,
+        null,
+      );
     });
   });
 
