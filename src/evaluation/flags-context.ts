@@ -1,9 +1,10 @@
 /**
- * The evaluation context of one `/flags` request: stored person and group properties overlaid
- * by the request's (spec ingestion.md §8, flags.md §3.1), experience-continuity hash keys read
- * and written (flags.md §5), and static cohort membership (by person). A store failure here does not fail
- * the request: evaluation goes on with what the request carried and the response reports
- * `errorsWhileComputingFlags` (as the Rust service does for its database errors).
+ * The evaluation context of one `/flags` request: stored person and group properties overlaid by
+ * the request's, missing `$initial_*` person properties filled (spec ingestion.md §8, flags.md
+ * §3.1), experience-continuity hash keys read and written (flags.md §5), and static cohort
+ * membership (by person). A store failure here does not fail the request: evaluation goes on
+ * with what the request carried and the response reports `errorsWhileComputingFlags` (as the
+ * Rust service does for its database errors).
  */
 import type { EvaluationContext } from '../flags/engine/evaluate-types.js';
 import type { FlagsRequest } from '../flags/serve/flags-request.js';
@@ -11,6 +12,7 @@ import type { CohortStore } from '../store/cohort-store.js';
 import type { GroupReader } from '../store/group-store.js';
 import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import type { PersonReader } from '../store/person-store.js';
+import { withInitialProperties } from './initial-properties.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 
 export interface SubjectSources {
@@ -71,7 +73,7 @@ export function buildFlagsContext(
 
   const ctx: EvaluationContext = {
     distinctId,
-    personProperties,
+    personProperties: withInitialProperties(personProperties),
     groups,
     groupProperties,
     now,

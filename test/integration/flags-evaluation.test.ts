@@ -225,6 +225,18 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(((await postJson(d, '/flags/?v=2', flagsBody())).json as V2Body).errorsWhileComputingFlags).toBe(false);
   });
 
+  it('fills a missing $initial_ property from its current value, as the flags service does', async () => {
+    await createFlag({
+      key: 'from-newsletter',
+      filters: { groups: [{ properties: [{ key: '$initial_utm_source', value: 'news', operator: 'exact', type: 'person' }] }] },
+    });
+    const enabled = async (props: Record<string, unknown>) =>
+      ((await postJson(d, '/flags/?v=2', flagsBody({ person_properties: props }))).json as V2Body).flags['from-newsletter']!.enabled;
+    expect(await enabled({ utm_source: 'news' })).toBe(true);
+    expect(await enabled({ utm_source: 'news', $initial_utm_source: 'ads' })).toBe(false);
+    expect(await enabled({})).toBe(false);
+  });
+
   it('answers from the request when the stored person cannot be read, with errorsWhileComputingFlags set', async () => {
     // A real store failure: a person record that is not JSON, written beside the daemon.
     const dbs = openStore({ dataDir: d.dataDir, sync: 'durable' });
