@@ -41,11 +41,12 @@ export interface ParsedCapture {
  */
 export function prepareCapture(req: CaptureRequest, maxDecompressedBytes: number): ParsedCapture {
   const query = parseCaptureQuery(req.query);
-  const text = decodePayload(req, maxDecompressedBytes, query);
+  const { text, formToken } = decodePayload(req, maxDecompressedBytes, query);
   const body = parseCaptureBody(text, req.path);
   return {
     body,
-    token: extractToken(body),
+    // capture-rs reads keys from the JSON only; Django also took a form's `api_key`/`token` field.
+    token: extractToken(body) ?? formToken,
     projectIdHint: query.projectId ?? body.projectIdHint,
     querySentAtMs: query.sentAtMs,
     beacon: query.beacon,

@@ -5,6 +5,13 @@ import { decompressPayload } from './decompress-payload.js';
 import { extractPayloadBytes } from './extract-payload.js';
 import type { CaptureRequest } from './types.js';
 
+export interface DecodedPayload {
+  /** The payload's JSON text. */
+  text: string;
+  /** A form body's `api_key` (else `token`) field, for requests whose JSON carries no key. */
+  formToken: string | undefined;
+}
+
 /**
  * Returns the payload text, or throws a `HedgerowError`: `HR_EMPTY_PAYLOAD`,
  * `HR_DECODE_FAILED` (400) or `HR_DECOMPRESSED_TOO_LARGE` (413). Pass `query` when the caller
@@ -14,6 +21,7 @@ export function decodePayload(
   req: CaptureRequest,
   maxDecompressedBytes: number,
   query: CaptureQuery = parseCaptureQuery(req.query),
-): string {
-  return decompressPayload(extractPayloadBytes(req, query), maxDecompressedBytes, req.path);
+): DecodedPayload {
+  const extracted = extractPayloadBytes(req, query);
+  return { text: decompressPayload(extracted, maxDecompressedBytes, req.path), formToken: extracted.formToken };
 }

@@ -15,6 +15,8 @@ export interface ExtractedPayload {
   hint: CompressionHint;
   /** True when `bytes` is the result of the whole-body base64 sniff (a base64 hint is then fulfilled). */
   base64Decoded: boolean;
+  /** A form body's `api_key` field, else its `token` field (Django read these; spec §4.1). */
+  formToken: string | undefined;
 }
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
@@ -79,16 +81,18 @@ export function extractPayloadBytes(req: CaptureRequest, query: CaptureQuery): E
   }
 
   let formData: string | null = null;
+  let formToken: string | undefined;
   // A body labelled as a form that is not one (curl -d sends JSON or gzip with that content type)
   // is read as a raw payload, and fails later only if it is not valid JSON either.
   if (isFormContentType(req.contentType) && looksLikeForm(payload)) {
     const form = new URLSearchParams(payload.toString('utf8'));
     formData = form.get('data');
+    formToken = form.get('api_key') ?? form.get('token') ?? undefined;
     if (hint === 'unsupported') hint = parseCompressionHint(form.get('compression'));
   }
   if (hint === 'unsupported') hint = headerHint;
 
-  if (formData === null) return { bytes: payload, hint, base64Decoded };
+  if (formData === null) return { bytes: payload, hint, base64Decoded, formToken };
   if (formData.length === 0) throw new HedgerowError('HR_EMPTY_PAYLOAD');
-  return { bytes: Buffer.from(repairBase64Spaces(formData), 'utf8'), hint, base64Decoded: false };
+  return { bytes: Buffer.from(repairBase64Spaces(formData), 'utf8'), hint, base64Decoded: false, formToken };
 }

@@ -124,6 +124,20 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     await expectStored(distinctId, [{ uuid, event: 'form base64 no hint' }]);
   });
 
+  it("a form whose key is its api_key (or token) field, as Django read it, and not in the JSON", async () => {
+    const distinctId = uniqueId('form-key');
+    const [first, second] = [randomUUID(), randomUUID()];
+    const data = (uuid: string) => encodeURIComponent(JSON.stringify([{ uuid, event: 'form key', distinct_id: distinctId }]));
+    const byApiKey = await send(d, '/e/', { body: `data=${data(first)}&api_key=${d.projectKey}`, headers: { 'content-type': FORM } });
+    expect([byApiKey.status, byApiKey.json]).toEqual([200, OK]);
+    const byToken = await send(d, '/e/', { body: `token=${d.projectKey}&data=${data(second)}`, headers: { 'content-type': FORM } });
+    expect([byToken.status, byToken.json]).toEqual([200, OK]);
+    const stored = await eventsOf(d, distinctId);
+    expect(stored.map((e) => e.id).sort()).toEqual([first, second].sort());
+    const unknown = await send(d, '/e/', { body: `data=${data(randomUUID())}&api_key=phc_unknown_key_0001`, headers: { 'content-type': FORM } });
+    expect(unknown.status).toBe(401);
+  });
+
   it('a form data= with urlencoded plain JSON', async () => {
     const distinctId = uniqueId('form-json');
     const uuid = randomUUID();

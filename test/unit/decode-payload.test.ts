@@ -7,6 +7,9 @@ import { decompressPayload, gunzipCapped } from '../../src/ingest/decompress-pay
 import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
 import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';
 
+/** The decoded payload's text (what the capture pipeline parses). */
+const decodeText = (...args: Parameters<typeof decodePayload>): string => decodePayload(...args).text;
+
 const MiB = 1024 * 1024;
 const CAP = 5 * MiB;
 const b64 = (s: string | Buffer): string => Buffer.from(s).toString('base64');
@@ -32,13 +35,13 @@ describe('extract_payload_bytes vectors (108-112)', () => {
       });
       if (v.expected.error === 'EmptyPayload') {
         expectHedgerowError(() => extractPayloadBytes(req, parseCaptureQuery(query)), 'HR_EMPTY_PAYLOAD');
-        expectHedgerowError(() => decodePayload(req, CAP), 'HR_EMPTY_PAYLOAD');
+        expectHedgerowError(() => decodeText(req, CAP), 'HR_EMPTY_PAYLOAD');
         return;
       }
       const extracted = extractPayloadBytes(req, parseCaptureQuery(query));
       if ('payload' in v.expected) {
         expect(extracted.bytes.toString('utf8')).toBe(v.expected.payload);
-        expect(decodePayload(req, CAP)).toBe(v.expected.payload);
+        expect(decodeText(req, CAP)).toBe(v.expected.payload);
       }
       if ('compression' in v.expected) {
         const want = { Unsupported: 'unsupported', Gzip: 'gzip' }[v.expected.compression as string];
@@ -61,7 +64,7 @@ describe('decompression vectors (119-124)', () => {
       contentType: 'text/plain',
       body: Buffer.from(LZString.compressToBase64(plain)),
     });
-    expect(decodePayload(req, CAP)).toBe(lz64.expected.payload);
+    expect(decodeText(req, CAP)).toBe(lz64.expected.payload);
   });
 
   for (const v of vectors.filter((x) => x.id !== 119)) {
@@ -88,13 +91,22 @@ describe('decompression vectors (119-124)', () => {
 });
 
 describe('decodePayload', () => {
+  it("keeps a form's api_key (else token) field for requests whose JSON has no key", () => {
+    const form = (body: string) => request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from(body) });
+    const data = encodeURIComponent('{"event":"x"}');
+    expect(decodePayload(form(`data=${data}&api_key=phc_a&token=phc_b`), CAP)).toEqual({ text: '{"event":"x"}', formToken: 'phc_a' });
+    expect(decodePayload(form(`token=phc_b&data=${data}`), CAP).formToken).toBe('phc_b');
+    expect(decodePayload(form(`data=${data}`), CAP).formToken).toBeUndefined();
+    expect(decodePayload(request({ body: Buffer.from('{"event":"x","api_key":"phc_c"}') }), CAP).formToken).toBeUndefined();
+  });
+
   it('passes a plain JSON body through', () => {
-    expect(decodePayload(request({ body: Buffer.from('{"event":"x"}') }), CAP)).toBe('{"event":"x"}');
+    expect(decodeText(request({ body: Buffer.from('{"event":"x"}') }), CAP)).toBe('{"event":"x"}');
   });
 
   it('prefers query data= over the body on POST too', () => {
     const req = request({ query: 'data=%7B%22q%22%3A1%7D', body: Buffer.from('{"b":1}') });
-    expect(decodePayload(req, CAP)).toBe('{"q":1}');
+    expect(decodeText(req, CAP)).toBe('{"q":1}');
   });
 
   it('restores + in a form data= base64 value that urldecoding turned into spaces (legacy path)', () => {
@@ -104,7 +116,7 @@ describe('decodePayload', () => {
       contentType: 'application/x-www-form-urlencoded',
       body: Buffer.from(`data=${JSON_WITH_PLUS_B64}`), // '+' not percent-encoded
     });
-    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+    expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
   it('decodes a base64 form under a compression=base64 hint on a non-legacy path', () => {
@@ -114,7 +126,7 @@ describe('decodePayload', () => {
       contentType: 'application/x-www-form-urlencoded; charset=UTF-8',
       body: Buffer.from(`data=${encodeURIComponent(JSON_WITH_PLUS_B64)}&ver=1.2.3`),
     });
-    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+    expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
   it('takes the hint from the form compression field', () => {
@@ -124,41 +136,41 @@ describe('decodePayload', () => {
       body: Buffer.from(`compression=b64&data=${JSON_WITH_PLUS_B64}`),
     });
     expect(extractPayloadBytes(req, parseCaptureQuery('')).hint).toBe('base64');
-    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+    expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
   it('repairs spaces in GET data= base64 too', () => {
     const req = request({ method: 'GET', path: '/e/', query: `data=${JSON_WITH_PLUS_B64}` });
-    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+    expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
   it('sniffs a whole-body base64 payload on any path', () => {
     const req = request({ path: '/batch/', contentType: 'text/plain', body: Buffer.from(JSON_WITH_PLUS_B64) });
-    expect(decodePayload(req, CAP)).toBe(JSON_WITH_PLUS);
+    expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
   it('keeps the bytes when the sniffed base64 does not decode', () => {
     // looks like base64 (alphabet, length % 4 == 0) but the padding is misplaced
     const req = request({ path: '/batch/', body: Buffer.from('ab=c') });
-    expect(decodePayload(req, CAP)).toBe('ab=c');
+    expect(decodeText(req, CAP)).toBe('ab=c');
   });
 
   it('decodes base64 twice on legacy paths only', () => {
     const twice = b64(b64('{"event":"x"}'));
-    expect(decodePayload(request({ path: '/e/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodePayload(request({ path: '/capture/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodePayload(request({ path: '/batch/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
-    expect(decodePayload(request({ path: '/i/v0/e/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+    expect(decodeText(request({ path: '/e/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    expect(decodeText(request({ path: '/capture/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    expect(decodeText(request({ path: '/batch/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+    expect(decodeText(request({ path: '/i/v0/e/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
   });
 
   it('detects gzip by magic bytes without any hint (posthog-js text/plain)', () => {
     const req = request({ path: '/e/', contentType: 'text/plain', body: gzipSync('{"event":"g"}') });
-    expect(decodePayload(req, CAP)).toBe('{"event":"g"}');
+    expect(decodeText(req, CAP)).toBe('{"event":"g"}');
   });
 
   it('gunzips with a Content-Encoding: gzip header', () => {
     const req = request({ path: '/batch/', contentEncoding: 'gzip', body: gzipSync('[{"event":"g"}]') });
-    expect(decodePayload(req, CAP)).toBe('[{"event":"g"}]');
+    expect(decodeText(req, CAP)).toBe('[{"event":"g"}]');
   });
 
   it('falls back to plain decoding when a gzip hint is wrong (capture-rs dump case)', () => {
@@ -168,9 +180,9 @@ describe('decodePayload', () => {
       contentType: 'application/x-www-form-urlencoded',
       body: Buffer.from(`data=${encodeURIComponent(b64('{"event":"f"}'))}`),
     });
-    expect(decodePayload(form, CAP)).toBe('{"event":"f"}');
+    expect(decodeText(form, CAP)).toBe('{"event":"f"}');
     const json = request({ path: '/batch/', contentEncoding: 'gzip', body: Buffer.from('{"event":"j"}') });
-    expect(decodePayload(json, CAP)).toBe('{"event":"j"}');
+    expect(decodeText(json, CAP)).toBe('{"event":"j"}');
   });
 
   it('decodes lz64 from an old posthog-js form whose + became spaces', () => {
@@ -182,12 +194,12 @@ describe('decodePayload', () => {
       contentType: 'application/x-www-form-urlencoded',
       body: Buffer.from(`data=${lz}&compression=lz64`),
     });
-    expect(decodePayload(req, CAP)).toBe(plain);
+    expect(decodeText(req, CAP)).toBe(plain);
   });
 
   it('refuses invalid lz64 data with 400', () => {
     const req = request({ query: 'compression=lz64', body: Buffer.from('!!!!') });
-    expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED');
   });
 
   it('a wrong base64 hint falls back to the bytes as sent (capture-rs ignores it, Django tries it)', () => {
@@ -196,40 +208,40 @@ describe('decodePayload', () => {
       contentType: 'application/x-www-form-urlencoded',
       body: Buffer.from('data=abc%24'),
     });
-    expect(decodePayload(form, CAP)).toBe('abc$');
+    expect(decodeText(form, CAP)).toBe('abc$');
     const raw = request({ contentEncoding: 'base64', body: Buffer.from('{"event":"x"}') });
-    expect(decodePayload(raw, CAP)).toBe('{"event":"x"}');
+    expect(decodeText(raw, CAP)).toBe('{"event":"x"}');
     const hinted = request({ query: 'compression=b64', body: Buffer.from('[{"event":"y"}]') });
-    expect(decodePayload(hinted, CAP)).toBe('[{"event":"y"}]');
+    expect(decodeText(hinted, CAP)).toBe('[{"event":"y"}]');
   });
 
   it('accepts a base64 hint when the sniff already decoded the body', () => {
     const req = request({ query: 'compression=base64', body: Buffer.from(b64('{"event":"s"}')) });
-    expect(decodePayload(req, CAP)).toBe('{"event":"s"}');
+    expect(decodeText(req, CAP)).toBe('{"event":"s"}');
   });
 
   it('refuses truncated gzip with 400', () => {
     const gz = gzipSync('{"event":"truncated","properties":{"a":1}}');
     const req = request({ body: gz.subarray(0, gz.length - 6) });
-    expect(expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED').status).toBe(400);
+    expect(expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED').status).toBe(400);
   });
 
   it('refuses corrupt gzip after the magic bytes with 400', () => {
     const req = request({ body: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]) });
-    expectHedgerowError(() => decodePayload(req, CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED');
   });
 
   it('refuses invalid UTF-8, plain or gzipped, with 400', () => {
     const bad = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
-    expectHedgerowError(() => decodePayload(request({ body: bad }), CAP), 'HR_DECODE_FAILED');
-    expectHedgerowError(() => decodePayload(request({ body: gzipSync(bad) }), CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(request({ body: bad }), CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(request({ body: gzipSync(bad) }), CAP), 'HR_DECODE_FAILED');
   });
 
   it('answers 413 quickly for a gzip bomb (50 MiB of zeros, 1 MiB cap)', () => {
     const bomb = gzipSync(Buffer.alloc(50 * MiB));
     expect(bomb.length).toBeLessThan(100 * 1024);
     const started = performance.now();
-    const err = expectHedgerowError(() => decodePayload(request({ body: bomb }), MiB), 'HR_DECOMPRESSED_TOO_LARGE');
+    const err = expectHedgerowError(() => decodeText(request({ body: bomb }), MiB), 'HR_DECOMPRESSED_TOO_LARGE');
     const elapsed = performance.now() - started;
     expect(err.status).toBe(413);
     expect(elapsed).toBeLessThan(100); // a full inflate takes ~250 ms here; the cap stops it at ~1 MiB
@@ -241,41 +253,41 @@ describe('decodePayload', () => {
     expect(bomb.length).toBeLessThan(2 * 1024);
     const req = request({ query: 'compression=lz64', body: Buffer.from(bomb) });
     const started = performance.now();
-    expectHedgerowError(() => decodePayload(req, 4 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => decodeText(req, 4 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
     expect(performance.now() - started).toBeLessThan(50);
   });
 
   it('answers 413 for an uncompressed payload over the cap, and accepts one exactly at it', () => {
     const body = Buffer.from(`{"event":"${'x'.repeat(100)}"}`);
-    expectHedgerowError(() => decodePayload(request({ body }), body.length - 1), 'HR_DECOMPRESSED_TOO_LARGE');
-    expect(decodePayload(request({ body }), body.length)).toBe(body.toString());
+    expectHedgerowError(() => decodeText(request({ body }), body.length - 1), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(decodeText(request({ body }), body.length)).toBe(body.toString());
   });
 
   it('counts the cap in UTF-8 bytes for lz64 output', () => {
     const plain = '€'.repeat(100); // 100 UTF-16 units, 300 UTF-8 bytes
     const req = request({ query: 'compression=lz64', body: Buffer.from(LZString.compressToBase64(plain)) });
-    expectHedgerowError(() => decodePayload(req, 299), 'HR_DECOMPRESSED_TOO_LARGE');
-    expect(decodePayload(req, 300)).toBe(plain);
+    expectHedgerowError(() => decodeText(req, 299), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(decodeText(req, 300)).toBe(plain);
   });
 
   it('reads a body labelled as a form that is not one as a raw payload', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('event=x&foo=1') });
-    expect(decodePayload(req, CAP)).toBe('event=x&foo=1');
+    expect(decodeText(req, CAP)).toBe('event=x&foo=1');
   });
 
   it('reads a gzip body sent with a form content type (curl --data-binary)', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: gzipSync('{"event":"x"}') });
-    expect(decodePayload(req, CAP)).toBe('{"event":"x"}');
+    expect(decodeText(req, CAP)).toBe('{"event":"x"}');
   });
 
   it('reads a JSON body sent with a form content type (curl -d) as JSON', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from(' {"event":"x"}') });
-    expect(decodePayload(req, CAP)).toBe(' {"event":"x"}');
+    expect(decodeText(req, CAP)).toBe(' {"event":"x"}');
   });
 
   it('refuses an empty form data= field as an empty payload', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('data=&ver=1') });
-    expectHedgerowError(() => decodePayload(req, CAP), 'HR_EMPTY_PAYLOAD');
+    expectHedgerowError(() => decodeText(req, CAP), 'HR_EMPTY_PAYLOAD');
   });
 });
 
