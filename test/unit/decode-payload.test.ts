@@ -77,7 +77,7 @@ describe('decompression vectors (119-124)', () => {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]))), limit);
       } else if ((m = /^(\d+) x 'A' \(lz64\)$/.exec(plain))) {
         const text = LZString.compressToBase64('A'.repeat(Number(m[1])));
-        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false }, limit, '/i/v0/e');
+        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit, '/i/v0/e');
       } else if ((m = /^(\d+) x 'A'$/.exec(plain))) {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]), 'A')), limit);
       } else {
