@@ -12,7 +12,7 @@ import type { CohortStore } from '../store/cohort-store.js';
 import type { GroupReader } from '../store/group-store.js';
 import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import type { PersonReader } from '../store/person-store.js';
-import { withInitialProperties } from './initial-properties.js';
+import { withMatchTimeProperties } from './match-time-properties.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 
 export interface SubjectSources {
@@ -73,7 +73,7 @@ export function buildFlagsContext(
 
   const ctx: EvaluationContext = {
     distinctId,
-    personProperties: withInitialProperties(personProperties),
+    personProperties: withMatchTimeProperties(personProperties),
     groups,
     groupProperties,
     now,
