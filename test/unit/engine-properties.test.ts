@@ -388,6 +388,30 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
     expect(match({ operator: 'regex', value: '^1\\.5$' }, { k: 1.5 })).toBe(true);
   });
 
+  it('a pattern that backtracks exponentially answers at once, as fancy_regex bounds it (linear-time engine)', () => {
+    const evil = 'a'.repeat(5000) + '!';
+    const started = performance.now();
+    expect(match({ operator: 'regex', value: '^(a+)+$' }, { k: evil })).toBe(false);
+    expect(match({ operator: 'not_regex', value: '^(\\w+\\s?)*$' }, { k: evil })).toBe(true);
+    expect(match({ operator: 'regex', value: '(x+x+)+y' }, { k: 'x'.repeat(5000) })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(match({ operator: 'regex', value: '^(a+)+$' }, { k: 'aaaa' })).toBe(true);
+  });
+
+  it('back-references and lookaround, which fancy_regex supports, still match', () => {
+    expect(match({ operator: 'regex', value: '^(\\w)\\1' }, { k: 'aab' })).toBe(true);
+    expect(match({ operator: 'regex', value: '^(\\w)\\1' }, { k: 'abb' })).toBe(false);
+    expect(match({ operator: 'regex', value: '^(?!test)' }, { k: 'prod' })).toBe(true);
+    expect(match({ operator: 'regex', value: '^(?!test)' }, { k: 'testing' })).toBe(false);
+    expect(match({ operator: 'regex', value: '(?<=@)example\\.com$' }, { k: 'a@example.com' })).toBe(true);
+  });
+
+  it('matches code points, not UTF-16 halves, and keeps the JavaScript dialect checks', () => {
+    expect(match({ operator: 'regex', value: '^.$' }, { k: '😀' })).toBe(true);
+    expect(match({ operator: 'regex', value: '^\\p{L}+$' }, { k: 'Zürich' })).toBe(true);
+    expect(match({ operator: 'regex', value: '2.3.9{0-9}{1}' }, { k: '2.3.9{0-9}' })).toBe(false); // invalid: vector 44
+  });
+
   it('gt/gte/lt/lte are numeric only, on both sides', () => {
     expect(match({ operator: 'gt', value: '1e2' }, { k: 101 })).toBe(true);
     expect(match({ operator: 'lt', value: 10 }, { k: '-5' })).toBe(true);
