@@ -1,61 +1,20 @@
 /**
  * The flags service fills missing `$initial_<x>` person properties from `<x>` at match time (spec
  * flags.md §3.1; Rust `populate_missing_initial_properties`, over the stored properties merged
- * with the request's, after mirroring `$os`/`$os_name`): ingestion sets `$initial_*` when it first sees a value, a little later
- * than the value itself, and a flag on `$initial_browser` should not miss a person in between.
- * Pure, no I/O.
+ * with the request's, after mirroring `$os`/`$os_name`): ingestion sets `$initial_*` when it
+ * first sees a value, a little later than the value itself, and a flag on `$initial_browser`
+ * should not miss a person in between. Pure, no I/O.
  */
+import { PERSON_PROPERTIES_FROM_EVENT, initialPropertyName } from '../persons/property-updates.js';
 
 /**
- * The Rust service's list (PostHog's `PERSON_PROPERTIES_ADAPTED_FROM_EVENT` and
- * `CAMPAIGN_PROPERTIES`), property → its initial name. It is the flags service's own list:
- * ingestion also lifts `$os_name` and `utm_name`, which this one does not fill.
+ * The Rust service's list: the properties ingestion lifts onto persons (PostHog's
+ * `PERSON_PROPERTIES_ADAPTED_FROM_EVENT` and `CAMPAIGN_PROPERTIES`) except `$os_name` and
+ * `utm_name`, which ingestion lifts and the flags service does not fill; property → initial name.
  */
+const NOT_FILLED = new Set(['$os_name', 'utm_name']);
 const INITIAL_NAMES: ReadonlyMap<string, string> = new Map(
-  [
-    '$app_build',
-    '$app_name',
-    '$app_namespace',
-    '$app_version',
-    '$browser',
-    '$browser_version',
-    '$device_type',
-    '$current_url',
-    '$pathname',
-    '$os',
-    '$os_version',
-    '$referring_domain',
-    '$referrer',
-    '$screen_height',
-    '$screen_width',
-    '$viewport_height',
-    '$viewport_width',
-    '$raw_user_agent',
-    'utm_source',
-    'utm_medium',
-    'utm_campaign',
-    'utm_content',
-    'utm_term',
-    'gclid',
-    'gad_source',
-    'gclsrc',
-    'dclid',
-    'gbraid',
-    'wbraid',
-    'fbclid',
-    'msclkid',
-    'twclid',
-    'li_fat_id',
-    'mc_cid',
-    'igshid',
-    'ttclid',
-    'rdt_cid',
-    'epik',
-    'qclid',
-    'sccid',
-    'irclid',
-    '_kx',
-  ].map((key) => [key, `$initial_${key.startsWith('$') ? key.slice(1) : key}`]),
+  PERSON_PROPERTIES_FROM_EVENT.filter((key) => !NOT_FILLED.has(key)).map((key) => [key, initialPropertyName(key)]),
 );
 
 const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
