@@ -37,8 +37,12 @@ const MAX_PERSONS_PER_ADD = 1000;
 const COHORTS = '/api/projects/:project_id/cohorts';
 const NAME_MAX_LENGTH = 400;
 
-/** A `csv` upload, read before the transaction; its error is thrown only if the file is used. */
-type CsvUpload = { csv: StaticCohortCsv } | { error: HedgerowError };
+/**
+ * A `csv` upload's members, read (and resolved through the stored persons) before the
+ * transaction, so no persons scan holds LMDB's write lock; its error is thrown only if the file
+ * is used.
+ */
+type CsvUpload = { distinctIds: readonly string[] } | { error: HedgerowError };
 
 export function addCohortsApiRoutes(router: Router, deps: CohortsApiDeps): void {
   const api = new CohortsApi(deps);
@@ -70,12 +74,12 @@ class CohortsApi {
   async create(http: HttpRequest, params: Params): Promise<HttpResponse> {
     const { form, csv } = await readMultipartBody(http);
     const req = this.request(form, params, 'cohort:write');
-    const upload = csv && readCsvUpload(csv);
+    const upload = csv && this.readCsvUpload(req.project.id, csv);
     const cohort = this.deps.cohorts.create(
       req.project.id,
       req.principal.user.id,
       () => this.validate(req, req.body, undefined),
-      (created) => (created.is_static ? this.csvMembers(req.project.id, upload) : []),
+      (created) => (created.is_static ? csvMembers(upload) : []),
     );
     return json(201, this.render(cohort));
   }
@@ -89,13 +93,13 @@ class CohortsApi {
     const { form, csv } = await readMultipartBody(http);
     const req = this.request(form, params, 'cohort:write');
     const existing = this.cohortOf(req, params);
-    const upload = csv && readCsvUpload(csv);
+    const upload = csv && this.readCsvUpload(req.project.id, csv);
     let write: CohortWrite = {};
     const cohort = this.deps.cohorts.update(
       req.project.id,
       existing.id,
       (current) => (write = this.validate(req, req.body, current)),
-      (updated) => (updated.is_static && write.deleted !== true ? this.csvMembers(req.project.id, upload) : []),
+      (updated) => (updated.is_static && write.deleted !== true ? csvMembers(upload) : []),
     );
     return json(200, this.render(cohort));
   }
@@ -130,21 +134,26 @@ class CohortsApi {
   }
 
   /**
-   * The members a static cohort's upload adds; a refused file fails the write. A file of person
-   * UUIDs or emails adds every distinct id of each stored person it names (by UUID, or by an
-   * `email` person property equal to the value); IDs naming nobody are skipped, as PostHog skips them.
+   * The members a static cohort's upload would add. A file of person UUIDs or emails adds every
+   * distinct id of each stored person it names (by UUID, or by an `email` person property equal to
+   * the value); IDs naming nobody are skipped, as PostHog skips them.
    */
-  private csvMembers(projectId: number, upload: CsvUpload | undefined): readonly string[] {
-    if (upload === undefined) return [];
-    if ('error' in upload) throw upload.error;
-    const { idType, ids } = upload.csv;
-    if (idType === 'distinct_id') return memberDistinctIds(ids);
+  private readCsvUpload(projectId: number, bytes: Uint8Array): CsvUpload {
+    let csv: StaticCohortCsv;
+    try {
+      csv = readStaticCohortCsv(bytes);
+    } catch (err) {
+      if (!isHedgerowError(err)) throw err;
+      return { error: err };
+    }
+    const { idType, ids } = csv;
+    if (idType === 'distinct_id') return { distinctIds: memberDistinctIds(ids) };
     const wanted = new Set(idType === 'person_id' ? ids.map((id) => id.toLowerCase()) : ids);
     const named =
       idType === 'person_id'
         ? (p: PersonRecord) => wanted.has(p.uuid.toLowerCase())
         : (p: PersonRecord) => typeof p.properties.email === 'string' && wanted.has(p.properties.email);
-    return distinctIdsOfPersons(this.deps.persons, projectId, named).distinctIds;
+    return { distinctIds: distinctIdsOfPersons(this.deps.persons, projectId, named).distinctIds };
   }
 
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
@@ -236,14 +245,11 @@ async function readMultipartBody(http: HttpRequest): Promise<{ form: HttpRequest
   return { form: withFormBody(http, fields), csv: files.get('csv')?.data };
 }
 
-/** Parses the file before the write transaction; a refusal is kept until the file is used. */
-function readCsvUpload(bytes: Uint8Array): CsvUpload {
-  try {
-    return { csv: readStaticCohortCsv(bytes) };
-  } catch (err) {
-    if (!isHedgerowError(err)) throw err;
-    return { error: err };
-  }
+/** The members a static cohort's upload adds; a refused file fails the write. */
+function csvMembers(upload: CsvUpload | undefined): readonly string[] {
+  if (upload === undefined) return [];
+  if ('error' in upload) throw upload.error;
+  return upload.distinctIds;
 }
 
 /** Every distinct id of the stored persons `named` picks (a scan: persons have no UUID or email index). */
