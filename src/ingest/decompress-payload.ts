@@ -82,10 +82,10 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
 
 /**
  * Decodes an extracted payload to text. Order: an explicit base64 hint (used when the bytes are
- * strict base64, else ignored),
- * gzip when the bytes start with `1f 8b` (a gzip hint without the magic falls back to plain text,
- * spec §2.2 "Recommendation"), lz64 when hinted, else plain UTF-8. On legacy paths a result that
- * still looks like base64 is decoded once more when that yields UTF-8.
+ * strict base64, else ignored), gzip when the bytes start with `1f 8b` (a gzip hint without the
+ * magic falls back to plain text, spec §2.2 "Recommendation"), lz64 when hinted, else plain
+ * UTF-8. On legacy paths a result that still looks like base64 is decoded once more when that
+ * yields UTF-8.
  */
 export function decompressPayload(payload: ExtractedPayload, maxBytes: number, path: string): string {
   let bytes = payload.bytes;

@@ -55,10 +55,7 @@ export class PersonReader {
 
   /** The person with this UUID (lower-case canonical form). A scan: there is no UUID index. */
   byUuid(projectId: number, uuid: string): PersonRecord | undefined {
-    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
-      const person = value as PersonRecord;
-      if (person.uuid.toLowerCase() === uuid) return person;
-    }
+    for (const person of this.each(projectId)) if (person.uuid.toLowerCase() === uuid) return person;
     return undefined;
   }
 }
