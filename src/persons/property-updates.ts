@@ -235,8 +235,7 @@ export function applyPropertyUpdates(
  * it, then `$creator_event_uuid`. `unset` plays no part in a creation.
  */
 export function newPersonProperties(updates: PropertyUpdates, creatorEventUuid: string): Record<string, unknown> {
-  const properties = copyObject(updates.setOnce);
-  for (const [key, value] of Object.entries(updates.set)) setOwn(properties, key, value);
-  setOwn(properties, CREATOR_EVENT_UUID, creatorEventUuid);
-  return properties;
+  // Spread defines own properties (a `__proto__` key stays a key); a key both sides name keeps
+  // `setOnce`'s position with `set`'s value, as assigning in turn would.
+  return { ...updates.setOnce, ...updates.set, [CREATOR_EVENT_UUID]: creatorEventUuid };
 }

@@ -390,6 +390,16 @@ describe('newPersonProperties (person-create-service createPerson)', () => {
   it('is $set_once, then $set over it, then $creator_event_uuid', () => {
     const u = updates({ set: { plan: 'pro', a: 1 }, setOnce: { plan: 'trial', first: 'x' }, unset: ['a'] });
     expect(newPersonProperties(u, 'e-1')).toEqual({ plan: 'pro', first: 'x', a: 1, $creator_event_uuid: 'e-1' });
+    expect(Object.keys(newPersonProperties(u, 'e-1'))).toEqual(['plan', 'first', 'a', '$creator_event_uuid']);
+  });
+
+  it('keeps keys named __proto__ (and an event-given $creator_event_uuid) as data', () => {
+    const set = JSON.parse('{"__proto__": {"polluted": true}, "$creator_event_uuid": "sent"}') as Record<string, unknown>;
+    const made = newPersonProperties(updates({ set }), 'e-3');
+    expect(Object.getPrototypeOf(made)).toBe(Object.prototype);
+    expect(Object.keys(made)).toEqual(['__proto__', '$creator_event_uuid']);
+    expect(made.$creator_event_uuid).toBe('e-3');
+    expect((made as { polluted?: unknown }).polluted).toBeUndefined();
   });
 
   it('includes lifted initial properties', () => {
