@@ -164,7 +164,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
   }, {
     threads: config.httpThreads,
-    local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes },
+    local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
     onLocalAnswers: (answers) => {
       for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
       for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);

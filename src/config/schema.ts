@@ -125,7 +125,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   setting('maxPropertyValues', 'integer', int(1, 100000), 'an integer between 1 and 100000',
     'Most values a list-valued property filter of a feature flag may hold (PostHog\'s MAX_PROPERTY_VALUES, 1000; its own tests use 10). Larger lists cost memory and time in every evaluation of the flag.'),
   setting('flagsTimeoutMs', 'integer', int(1, 60000), 'an integer between 1 and 60000',
-    'Longest a /flags or /decide request waits for its evaluation in the worker pool. Past it the request is answered without flags and with errorsWhileComputingFlags: true (SDKs keep their cached values), as PostHog answers a partial failure.'),
+    'Time budget of a /flags or /decide evaluation. Past it the evaluation stops and the flags done by then are answered, with errorsWhileComputingFlags: true (SDKs keep their cached values for the others), as PostHog answers a partial failure. Pool workers stop at half of it; a request still waiting for a worker at the full budget is answered without flags.'),
   setting('bootstrap.projectApiKey', 'string', { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
     'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
     'Project API key (phc_…) given to project 1 on first start (empty data directory), instead of a generated one. Public by design: SDKs embed it.'),

@@ -21,6 +21,11 @@ export interface FlagsHttpRequest {
   contentType: string;
   contentEncoding: string;
   body: Uint8Array;
+  /**
+   * When to stop evaluating (ms since the epoch): the flags done by then are answered, with
+   * `errorsWhileComputingFlags` set. Absent: no limit.
+   */
+  deadline?: number;
 }
 
 export type FlagsOutcome =
@@ -87,8 +92,11 @@ function evaluateRequest(
   let errors = false;
   if (!request.disableFlags) {
     const built = buildFlagsContext(project.id, flags, request, distinctId, deps, now);
-    results = evaluateFlags(flags.snapshot, built.ctx);
-    errors = built.storeError;
+    const deadline = req.deadline;
+    if (deadline !== undefined) built.ctx.overBudget = () => Date.now() > deadline;
+    const evaluated = evaluateFlags(flags.snapshot, built.ctx);
+    results = evaluated;
+    errors = built.storeError || !evaluated.complete;
     if (!errors) {
       results.forEach((r) => {
         if (r.error !== undefined) errors = true;

@@ -88,7 +88,9 @@ export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) =
       const endpoint = flagsEndpointOf(req.path);
       if (endpoint === undefined) return req.method === 'GET' ? answerDefinitions(req) : undefined;
       if (req.method !== 'POST' || req.body.byteLength > LOCAL_FLAGS_MAX_BODY_BYTES) return undefined;
-      const outcome = runFlagsRequest(toFlagsRequest(req, endpoint), deps, new Date(), ANSWER_BUFFER);
+      const now = new Date();
+      const request = toFlagsRequest(req, endpoint, now.getTime() + setup.flagsTimeoutMs);
+      const outcome = runFlagsRequest(request, deps, now, ANSWER_BUFFER);
       const response = flagsOutcomeResponse(req, endpoint, outcome);
       return outcomeReportsErrors(outcome) ? { route: endpoint, response, reportsErrors: true } : { route: endpoint, response };
     },

@@ -12,6 +12,8 @@ export interface LocalRoutesSetup {
   dataDir: string;
   sync: 'durable' | 'async' | 'none';
   maxDecompressedBytes: number;
+  /** `HEDGEROW_FLAGS_TIMEOUT_MS`: a `/flags` evaluation stops after this long, answering the flags done. */
+  flagsTimeoutMs: number;
 }
 
 export interface HttpThreadSetup {

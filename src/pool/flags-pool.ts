@@ -2,8 +2,10 @@
  * Flag evaluation's side of the worker pool: `/flags` and `/decide` requests that arrive in the
  * same event-loop turn go to a worker as one task (one Piscina round trip for many requests),
  * at most `MAX_REQUESTS_PER_TASK` each; while every slot is busy they wait and the next group
- * is larger. A request not answered within `timeoutMs` (queued or in a worker) resolves as a
- * timeout, which the route answers as a partial failure rather than keeping the client waiting.
+ * is larger. A worker stops evaluating a request at half of `timeoutMs` and answers the flags
+ * done by then; a request not answered within `timeoutMs` (still queued, or a slow worker)
+ * resolves as a timeout, which the route answers without flags rather than keep the client
+ * waiting. Both carry `errorsWhileComputingFlags`.
  */
 import { HedgerowError, serializeError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
@@ -35,6 +37,9 @@ export class FlagsPool {
   }
 
   submit(req: FlagsHttpRequest): Promise<FlagsOutcome> {
+    // The worker stops evaluating at half the budget, so its partial answer can come back before
+    // the timer answers without any flags (a request still queued then).
+    const deadline = Date.now() + this.timeoutMs / 2;
     return new Promise((settle) => {
       let done = false;
       const timer = setTimeout(() => resolve(TIMED_OUT), this.timeoutMs);
@@ -44,7 +49,7 @@ export class FlagsPool {
         clearTimeout(timer);
         settle(o);
       };
-      this.pending.push({ req, resolve });
+      this.pending.push({ req: { ...req, deadline }, resolve });
       if (this.scheduled) return;
       this.scheduled = true;
       setImmediate(() => {

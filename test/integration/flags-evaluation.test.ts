@@ -336,3 +336,35 @@ describe('/flags when evaluation does not finish in time', () => {
     expect(v3.json).toMatchObject({ featureFlags: {}, errorsWhileComputingFlags: true, errorComputingFlags: true });
   });
 });
+
+describe.each(BACKENDS)('/flags when the flags take longer than the budget (%s)', (backend) => {
+  // 500 flags, each a regex over a ~60 KB property (~0.3–0.5 ms apiece on this machine, 150–250 ms
+  // in all), against a 50 ms budget: the uWS threads stop at 50 ms, pool workers at 25 ms.
+  const d = useDaemon({ backend, env: { HEDGEROW_FLAGS_TIMEOUT_MS: '50' } });
+  const FLAG_COUNT = 500;
+
+  beforeAll(async () => {
+    const admin = apiClient(d, d.personalKey);
+    const condition = { properties: [{ key: 'text', value: '(\\w+\\s?)+\\d', operator: 'regex', type: 'person' }] };
+    for (let start = 0; start < FLAG_COUNT; start += 25) {
+      const created = await Promise.all(
+        Array.from({ length: 25 }, (_, i) => admin.post(FLAGS, { key: `slow-${start + i}`, filters: { groups: [condition] } })),
+      );
+      for (const r of created) expect(r.status, r.text).toBe(201);
+    }
+  });
+
+  it('answers the flags evaluated in time, with errorsWhileComputingFlags set', async () => {
+    const body = { token: d.projectKey, distinct_id: 'patient', person_properties: { text: 'ab '.repeat(20_000) } };
+    await postJson(d, '/flags/?v=2', body); // the evaluating thread compiles the 500 flags first
+    const r = await postJson(d, '/flags/?v=2', body);
+    expect(r.status).toBe(200);
+    const answer = r.json as V2Body;
+    expect(answer.errorsWhileComputingFlags).toBe(true);
+    const answered = Object.values(answer.flags);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(answered.length).toBeLessThan(FLAG_COUNT);
+    expect(answered.every((f) => f.enabled === false && f.reason.code === 'no_condition_match')).toBe(true);
+  });
+});
+

@@ -531,6 +531,25 @@ describe('cohorts (spec §3.6)', () => {
   });
 });
 
+describe('time budget', () => {
+  const flags = Array.from({ length: 10 }, (_, i) => flagRecord(i + 1, `f${i}`, { groups: [{ rollout_percentage: 100 }] }));
+  const run = (overBudget: () => boolean) => {
+    const snapshot = compileSnapshot({ flags, cohorts: [], groupTypeMapping: MAPPING, version: 1 });
+    return evaluateFlags(snapshot, { distinctId: 'u', personProperties: {}, groups: {}, groupProperties: {}, now: new Date(), overBudget });
+  };
+
+  it('stops between flags once over budget, keeping the flags done and saying it is incomplete', () => {
+    let checks = 0;
+    const partial = run(() => ++checks > 1); // the second check (after eight flags) is over
+    expect([partial.complete, partial.size, [...partial.keys()]]).toEqual([false, 8, ['f0', 'f1', 'f2', 'f3', 'f4', 'f5', 'f6', 'f7']]);
+    expect(checks).toBe(2);
+    const none = run(() => true);
+    expect([none.complete, none.size]).toEqual([false, 0]);
+    const all = run(() => false);
+    expect([all.complete, all.size]).toEqual([true, 10]);
+  });
+});
+
 describe('snapshot', () => {
   it('keeps inactive flags for disabled reasons, drops deleted ones, and shares frozen results', () => {
     const flags = [

@@ -31,6 +31,11 @@ export interface EvaluationContext {
   now: Date;
   /** Evaluate only these keys (and the flags they depend on). */
   flagKeys?: string[];
+  /**
+   * Asked every few flags: true once the request's time is up. The flags not evaluated by then
+   * are left out of the results, which say so (`FlagResults.complete`).
+   */
+  overBudget?(): boolean;
 }
 
 /**

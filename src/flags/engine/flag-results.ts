@@ -13,6 +13,8 @@ export class FlagResults implements ReadonlyMap<string, FlagResult> {
     /** Result by value slot; undefined where a flag was not evaluated. */
     private readonly bySlot: readonly (FlagResult | undefined)[],
     readonly size: number,
+    /** False when the evaluation stopped at its time budget, leaving flags out. */
+    readonly complete: boolean,
   ) {}
 
   get(key: string): FlagResult | undefined {

@@ -107,12 +107,14 @@ function flaglessResponse(
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body };
 }
 
-export function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide'): FlagsHttpRequest {
-  return {
+export function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide', deadline?: number): FlagsHttpRequest {
+  const out: FlagsHttpRequest = {
     endpoint,
     query: req.query,
     contentType: req.header('content-type'),
     contentEncoding: req.header('content-encoding'),
     body: req.body,
   };
+  if (deadline !== undefined) out.deadline = deadline;
+  return out;
 }
