@@ -26,9 +26,9 @@ export interface BuiltContext {
   ctx: EvaluationContext;
   /**
    * A store read or write failed; the answer may miss stored data. Read it after evaluating:
-   * static cohort membership is read during the evaluation.
+   * static cohort membership is read during the evaluation, and sets it when a read fails.
    */
-  readonly storeError: boolean;
+  storeError: boolean;
 }
 
 export function buildFlagsContext(
@@ -40,9 +40,6 @@ export function buildFlagsContext(
   now: Date,
 ): BuiltContext {
   let storeError = false;
-  const failed = () => {
-    storeError = true;
-  };
   let personId: number | undefined;
   let personProperties = req.personProperties;
   try {
@@ -77,8 +74,9 @@ export function buildFlagsContext(
     groups,
     groupProperties,
     now,
-    isInStaticCohort: staticMembership(sources, projectId, distinctId, personId, failed),
   };
+  const built: BuiltContext = { ctx, storeError };
+  ctx.isInStaticCohort = staticMembership(sources, projectId, distinctId, personId, built);
   if (req.deviceId !== undefined) ctx.deviceId = req.deviceId;
   if (req.flagKeys !== undefined) ctx.flagKeys = req.flagKeys;
 
@@ -89,29 +87,25 @@ export function buildFlagsContext(
       const overrides = continuityOverrides(projectId, project.continuityKeys, personId, anon, sources);
       if (overrides !== undefined) ctx.hashKeyOverrides = overrides;
     } catch {
-      storeError = true;
+      built.storeError = true;
     }
   }
-  return {
-    ctx,
-    get storeError() {
-      return storeError;
-    },
-  };
+  return built;
 }
 
 /**
  * Static cohort membership is kept by distinct id; a person is a member when any of its distinct
  * ids is, as PostHog keeps members by person (so an id merged into a member's person is one too).
  * The person's other ids are read only when the request's own id is not a member. A failed read
- * counts as not a member and is reported (`failed`), so the rest of the answer still goes out.
+ * counts as not a member and is reported (`built.storeError`), so the rest of the answer still
+ * goes out.
  */
 function staticMembership(
   sources: SubjectSources,
   projectId: number,
   distinctId: string,
   personId: number | undefined,
-  failed: () => void,
+  built: BuiltContext,
 ): (cohortId: number) => boolean {
   let otherIds: string[] | undefined;
   return (cohortId) => {
@@ -121,7 +115,7 @@ function staticMembership(
       otherIds ??= sources.persons.distinctIdsOf(projectId, personId).filter((id) => id !== distinctId);
       return otherIds.some((id) => sources.cohorts.isStaticMember(projectId, cohortId, id));
     } catch {
-      failed();
+      built.storeError = true;
       return false;
     }
   };
