@@ -14,7 +14,11 @@
  * With `--blast-radius` every batch's changes also go to the blast radius tables, built
  * (untimed) over the prior persons first, as in the daemon's processor thread.
  *
+ * With `--scenario batch` the log is the `batch` scenario's body repeated instead: 100 distinct
+ * ids that exist after the first block, events with no `$set`, as most of real traffic.
+ *
  *   node dist/bench/person-processor.js [--events N] [--rounds N] [--prior-persons N] [--blast-radius]
+ *                                       [--scenario persons|batch]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +30,7 @@ import type { StoredEvent } from '../src/ingest/types.js';
 import { PersonProcessor } from '../src/processing/person-processor.js';
 import { EventWriter, decodeBlock, encodeBlock, encodeEvent } from '../src/store/event-log.js';
 import { openStore, type StoreDatabases } from '../src/store/open-store.js';
-import { EVENTS_PER_BATCH, PERSONS_BODIES, personsBody } from './payloads.js';
+import { EVENTS_PER_BATCH, PERSONS_BODIES, batchBody, personsBody } from './payloads.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -34,6 +38,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'prior-persons': { type: 'string', default: '0' },
     'blast-radius': { type: 'boolean', default: false },
+    scenario: { type: 'string', default: 'persons' },
   },
 });
 const totalEvents = Number(args.events);
@@ -44,12 +49,16 @@ if (!(priorPersons >= 0) || priorPersons % EVENTS_PER_BATCH !== 0) {
   throw new Error(`--prior-persons must be a multiple of ${EVENTS_PER_BATCH}`);
 }
 const priorBlocks = priorPersons / EVENTS_PER_BATCH;
+const scenario = args.scenario;
+if (scenario !== 'persons' && scenario !== 'batch') throw new Error('--scenario is persons or batch');
 
-/** The normalized events of every persons body, as the pool worker stores them. */
+/** The normalized events of every body of the scenario, as the pool worker stores them. */
 function bodies(): StoredEvent[][] {
   const now = new Date();
-  return Array.from({ length: PERSONS_BODIES }, (_, k) => {
-    const body = new TextEncoder().encode(personsBody(now.toISOString(), k));
+  const count = scenario === 'batch' ? 1 : PERSONS_BODIES;
+  return Array.from({ length: count }, (_, k) => {
+    const text = scenario === 'batch' ? batchBody(now.toISOString()) : personsBody(now.toISOString(), k);
+    const body = new TextEncoder().encode(text);
     const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
     return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;
   });
@@ -150,7 +159,8 @@ const perEvent = (ms: number) => (ms * 1000) / totalEvents;
 const d = median(decodeMs);
 const p = median(processMs);
 console.log(
-  `\nnode ${process.version}; ${totalEvents.toLocaleString('en-US')} events (${PERSONS_BODIES} persons bodies rotated)` +
+  `\nnode ${process.version}; ${totalEvents.toLocaleString('en-US')} events ` +
+    (scenario === 'batch' ? '(the batch body: 100 known ids, no $set)' : `(${PERSONS_BODIES} persons bodies rotated)`) +
     (priorPersons > 0 ? ` after ${priorPersons.toLocaleString('en-US')} prior persons` : '') +
     (args['blast-radius'] ? ', with the blast radius tables' : '') +
     `, median of ${rounds} rounds, CPU time of the process`,
