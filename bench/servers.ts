@@ -1,7 +1,8 @@
 /**
- * The two servers under load, each in its own process: the daemon (`node dist/src/cli/main.js
- * serve` on a random port and a fresh data directory) and the ack-only ceiling
- * (dist/bench/ack-server.js). Both announce their port as a JSON line on stdout.
+ * The servers under load, each in its own process: the daemon (`node dist/src/cli/main.js
+ * serve` on a random port and a fresh data directory), the ack-only ceiling
+ * (dist/bench/ack-server.js) and the durable floor (dist/bench/durable-ack-server.js). Each
+ * announces its port as a JSON line on stdout.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -97,6 +98,17 @@ function stopChild(child: ChildProcess, graceMs = 15_000): Promise<number | null
 
 export function startAckServer(): Promise<Server> {
   return spawnNode('ack-server', ['dist/bench/ack-server.js'], process.env, (lines) => {
+    const l = lines.find((x) => x.msg === 'listening');
+    return typeof l?.port === 'number' ? l.port : undefined;
+  });
+}
+
+/**
+ * The durable floor (dist/bench/durable-ack-server.js): the ceiling's server, except that each
+ * body is appended to a store in `dataDir` and answered once that commit is durable.
+ */
+export function startDurableAckServer(dataDir: string): Promise<Server> {
+  return spawnNode('durable-ack-server', ['dist/bench/durable-ack-server.js', dataDir], process.env, (lines) => {
     const l = lines.find((x) => x.msg === 'listening');
     return typeof l?.port === 'number' ? l.port : undefined;
   });
