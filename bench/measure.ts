@@ -107,6 +107,11 @@ export interface Run {
    * other programs): on a shared machine it says how much of the noise was someone else.
    */
   cpu: { server: CpuUsage | undefined; wrk: CpuUsage | undefined; machineIdlePct: number; otherPct: number };
+  /**
+   * Daemon runs: % of one core per thread the daemon names (main, http-N, pool-N,
+   * person-processor-1); `other` is the rest of the process (V8, libuv and lmdb-js helpers).
+   */
+  threads?: Record<string, number>;
   check: DaemonCheck | undefined;
   /** The `persons` scenario's daemon runs only. */
   persons?: PersonsCheck;
@@ -200,12 +205,14 @@ export async function measure(
   const serverCpu = sampler.usage(server.pid);
   const wrkCpu = sampler.usage(wrk.child.pid ?? -1);
   const otherPct = Math.max(0, sampler.machineBusy() - (serverCpu?.total ?? 0) - (wrkCpu?.total ?? 0));
+  const threads = before && serverCpu ? byName(serverCpu, before.threadNames) : undefined;
   return {
     scenario: scenario.name,
     target,
     round,
     wrk: result,
     cpu: { server: serverCpu, wrk: wrkCpu, machineIdlePct: sampler.machineIdle(), otherPct },
+    ...(threads ? { threads } : {}),
     check,
     ...(persons ? { persons } : {}),
     ...(processorWaitSeconds !== undefined ? { processorWaitSeconds } : {}),
@@ -296,4 +303,14 @@ export function histogramQuantile(q: number, buckets: { le: number; count: numbe
     prevCount = b.count;
   }
   return prevLe;
+}
+
+/** The sampled threads' CPU under the daemon's names for them; unnamed ones add up to `other`. */
+function byName(cpu: CpuUsage, names: ReadonlyMap<string, string>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [tid, pct] of Object.entries(cpu.byThread)) {
+    const name = names.get(tid) ?? 'other';
+    out[name] = (out[name] ?? 0) + pct;
+  }
+  return out;
 }

@@ -24,6 +24,8 @@ export interface CpuUsage {
   main: number;
   /** The busiest other threads, highest first, in % of one core. */
   busiestOthers: number[];
+  /** Every thread seen at both ends of the window, by OS thread id, in % of one core. */
+  byThread: Record<string, number>;
 }
 
 /** Fields of a /proc stat line after the parenthesised command name (which may contain spaces). */
@@ -108,12 +110,14 @@ export class CpuSampler {
     const pct = (ticks: number) => (100 * ticks) / TICKS_PER_SECOND / seconds;
     let main = 0;
     const others: number[] = [];
+    const byThread: Record<string, number> = {};
     for (const [tid, end] of b.threads) {
       const d = pct(end - (a.threads.get(tid) ?? 0));
+      byThread[String(tid)] = d;
       if (tid === pid) main = d;
       else others.push(d);
     }
-    return { total: pct(b.process - a.process), main, busiestOthers: others.sort((x, y) => y - x).slice(0, 3) };
+    return { total: pct(b.process - a.process), main, busiestOthers: others.sort((x, y) => y - x).slice(0, 3), byThread };
   }
 
   private sample(): void {

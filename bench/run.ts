@@ -246,6 +246,7 @@ async function main(): Promise<number> {
             (run.check ? ` ${checkLine(run, scenario(name))}` : '') +
             (run.persons ? ` ${personsLine(run.persons)}` : '') +
             (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '') +
+            (run.threads ? `\n  threads: ${threadsLine(run.threads)}` : '') +
             ((run.processorWaitSeconds ?? 0) >= 0.1 ? `; first waited ${run.processorWaitSeconds?.toFixed(1)} s for the person processor` : '');
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
@@ -291,6 +292,16 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** `main 13% http-1 4% … other 35%`: the daemon's named threads in a fixed order, then the rest. */
+function threadsLine(threads: Record<string, number>): string {
+  const order = (name: string) =>
+    name === 'main' ? 0 : name.startsWith('http-') ? 1 : name.startsWith('pool-') ? 2 : name === 'other' ? 4 : 3;
+  return Object.entries(threads)
+    .sort(([a], [b]) => order(a) - order(b) || a.localeCompare(b, 'en', { numeric: true }))
+    .map(([name, pct]) => `${name} ${pct.toFixed(0)}%`)
+    .join(' ');
 }
 
 /** The /metrics check of a daemon run, for its line: events for ingestion, answers by status otherwise. */

@@ -24,6 +24,7 @@ import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import { ThreadCpu } from './observability/thread-cpu.js';
 import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
@@ -80,6 +81,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
+  // Before any thread starts: each announces its role and OS thread id as it comes up.
+  const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
+  metrics.setThreadCpuProbe(() => threadCpu.sample());
   const writer = new EventWriter(dbs);
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
@@ -294,6 +298,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await backend.close();
     await closeStore(dbs);
     await dataDirLock.release();
+    threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 

@@ -17,7 +17,9 @@ import type {
 } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
+import { announceThread } from '../src/observability/thread-cpu.js';
 
+announceThread('http');
 const setup = workerData as HttpThreadSetup;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);

@@ -15,10 +15,12 @@ import type {
   ProcessorSetup,
 } from '../src/processing/processor-messages.js';
 import { openStore } from '../src/store/open-store.js';
+import { announceThread } from '../src/observability/thread-cpu.js';
 
 const IDLE_POLL_MS = 250;
 /** Persons read into the blast radius tables between two batches (~50–100 ms of work). */
 const WARM_UP_SLICE = 20_000;
+announceThread('person-processor');
 const setup = workerData as ProcessorSetup;
 const port = parentPort!;
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });

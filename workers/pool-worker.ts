@@ -10,7 +10,9 @@ import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js
 import { AuthStore } from '../src/store/auth-store.js';
 import { openStore } from '../src/store/open-store.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
+import { announceThread } from '../src/observability/thread-cpu.js';
 
+announceThread('pool');
 const setup = workerData as WorkerSetup;
 // Best effort: where threads cannot be reniced the pool runs at the daemon's priority (the
 // daemon logs the reason from the ping answers).

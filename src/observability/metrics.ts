@@ -5,6 +5,7 @@
  */
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import type { ThreadSample } from './thread-cpu.js';
 
 export const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -43,6 +44,8 @@ export interface Metrics {
   recordIngest(stats: IngestStats): void;
   /** Install the function the pool gauges read at each scrape. */
   setPoolProbe(probe: () => PoolSample): void;
+  /** CPU time per named thread (src/observability/thread-cpu.ts), read at each scrape. */
+  setThreadCpuProbe(probe: () => ThreadSample[]): void;
   readonly personEventsProcessed: Counter<'outcome'>;
   readonly personProcessingLag: Histogram;
   /** Times capture requests were left waiting because the person processor was behind. */
@@ -58,6 +61,7 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry, prefix: 'hedgerow_' });
   let probe: (() => PoolSample) | undefined;
   let backlogProbe: (() => number) | undefined;
+  let threadCpuProbe: (() => ThreadSample[]) | undefined;
 
   // Labelled increments hash their labels on every call; per request that showed in profiles of
   // the main thread, so requests are tallied by a string key and handed over when scraped.
@@ -160,6 +164,18 @@ export function createMetrics(): Metrics {
     },
   });
 
+  new Counter({
+    name: 'hedgerow_thread_cpu_seconds_total',
+    help: 'User and system CPU time of each of the daemon\'s threads (main, http-N, pool-N, person-processor-1) by OS thread id, and of the rest of the process (other: V8, libuv and lmdb-js helper threads, ended threads)',
+    labelNames: ['thread', 'tid'] as const,
+    registers,
+    collect() {
+      if (threadCpuProbe === undefined) return;
+      this.reset();
+      for (const t of threadCpuProbe()) this.inc({ thread: t.thread, tid: t.tid === undefined ? '' : String(t.tid) }, t.seconds);
+    },
+  });
+
   return {
     registry,
     personEventsProcessed,
@@ -197,6 +213,9 @@ export function createMetrics(): Metrics {
     },
     setPoolProbe(p) {
       probe = p;
+    },
+    setThreadCpuProbe(p) {
+      threadCpuProbe = p;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -3,8 +3,8 @@
  * set through its thread id; `/proc/thread-self` names that id). Lowering needs no privileges.
  * Elsewhere, or when /proc is not mounted, it reports why it did nothing.
  */
-import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { osThreadId } from './os-thread-id.js';
 
 /** The highest nice value (lowest priority) Linux accepts. */
 const MAX_NICE = 19;
@@ -15,7 +15,7 @@ export type NiceResult = { ok: true; nice: number } | { ok: false; reason: strin
 export function lowerThreadPriority(by: number): NiceResult {
   if (by === 0) return { ok: true, nice: currentNice() ?? 0 };
   try {
-    const tid = threadId();
+    const tid = osThreadId();
     const nice = Math.min(MAX_NICE, getPriority(tid) + by);
     setPriority(tid, nice);
     return { ok: true, nice };
@@ -24,16 +24,9 @@ export function lowerThreadPriority(by: number): NiceResult {
   }
 }
 
-/** `/proc/thread-self` → `<pid>/task/<tid>`. */
-function threadId(): number {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/')[2]);
-  if (!Number.isSafeInteger(tid) || tid <= 0) throw new Error('no thread id in /proc/thread-self');
-  return tid;
-}
-
 function currentNice(): number | undefined {
   try {
-    return getPriority(threadId());
+    return getPriority(osThreadId());
   } catch {
     return undefined;
   }

@@ -3,6 +3,7 @@
  * the answers for unknown paths and wrong methods. Runs against both HTTP backends.
  */
 
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { errorBody, metricSample as sample, OK, postJson, send, uniqueId } from '../helpers/http.js';
@@ -69,6 +70,38 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
     expect(text).toMatch(/^# TYPE hedgerow_commit_latency_seconds histogram$/m);
     expect(text).toMatch(/^# TYPE hedgerow_pool_queue_depth gauge$/m);
     expect(text).toMatch(/^hedgerow_process_resident_memory_bytes \d+/m);
+  });
+
+  it("names each of the daemon's threads by role and OS thread id, with its CPU time", async () => {
+    /** thread → tid of every hedgerow_thread_cpu_seconds_total sample, and the sum of all. */
+    const threads = (text: string) => {
+      const out = new Map<string, string>();
+      for (const m of text.matchAll(/^hedgerow_thread_cpu_seconds_total\{thread="([^"]+)",tid="(\d*)"\} (\S+)$/gm)) {
+        expect(Number(m[3])).toBeGreaterThanOrEqual(0);
+        out.set(m[1]!, m[2]!);
+      }
+      return out;
+    };
+    // Threads announce themselves as they start: wait for the person processor, started last.
+    let seen = new Map<string, string>();
+    for (let i = 0; i < 50 && !seen.has('person-processor-1'); i++) {
+      seen = threads(await metrics());
+      if (!seen.has('person-processor-1')) await new Promise((r) => setTimeout(r, 100));
+    }
+    const names = [...seen.keys()];
+    for (const name of names) expect(name).toMatch(/^(main|http-\d+|pool-\d+|person-processor-1|other)$/);
+    expect(names).toEqual(expect.arrayContaining(['main', 'pool-1', 'person-processor-1', 'other']));
+    expect(names.some((n) => n.startsWith('http-'))).toBe(backend === 'uws');
+    // Every named thread is a thread of the daemon, each its own; `other` has no id.
+    const tids = [...seen].filter(([n]) => n !== 'other').map(([, t]) => Number(t));
+    expect(new Set(tids).size).toBe(tids.length);
+    for (const tid of tids) expect(existsSync(`/proc/${d.child.pid}/task/${tid}`)).toBe(true);
+    expect(seen.get('main')).toBe(String(d.child.pid));
+    // The startup log names them too, for `top -H`, which shows every thread as "node".
+    const logged = d.records().find((r) => r.thread === 'person-processor-1');
+    expect(logged?.tid).toBe(Number(seen.get('person-processor-1')));
+    expect(seen.get('other')).toBe('');
+    expect(await metrics()).toMatch(/^# TYPE hedgerow_thread_cpu_seconds_total counter$/m);
   });
 
   it('answers an unknown path with a 404 JSON body', async () => {
