@@ -286,7 +286,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   async function shutdown(): Promise<void> {
     readiness = 'stopping';
     const started = Date.now();
-    backend.stopAccepting();
+    await backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
     pool = undefined;

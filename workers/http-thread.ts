@@ -152,7 +152,7 @@ if (!loaded.ok) {
         );
         return;
       case 'stop-accepting':
-        backend.stopAccepting();
+        void backend.stopAccepting().then(() => send({ type: 'stopped-accepting', id: m.id }));
         return;
       case 'drain':
         void backend.drained(m.timeoutMs).then((drained) =>

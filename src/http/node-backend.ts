@@ -127,7 +127,10 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
         });
       });
     },
-    stopAccepting,
+    stopAccepting() {
+      stopAccepting();
+      return Promise.resolve();
+    },
     drained: (timeoutMs) => inFlight.drained(timeoutMs),
     close() {
       stopAccepting();

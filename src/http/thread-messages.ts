@@ -55,7 +55,7 @@ export interface LocalAnswers {
 
 export type ToThread =
   | { type: 'listen'; host: string; port: number }
-  | { type: 'stop-accepting' }
+  | { type: 'stop-accepting'; id: number }
   | { type: 'drain'; id: number; timeoutMs: number }
   | { type: 'collect'; id: number }
   | { type: 'responses'; responses: ForwardedResponse[] }
@@ -66,6 +66,7 @@ export type FromThread =
   | { type: 'failed'; reason: string }
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; reason: string }
+  | { type: 'stopped-accepting'; id: number }
   | { type: 'drained'; id: number; drained: boolean }
   | { type: 'collected'; id: number; answers: LocalAnswers }
   /** Sent every second when there is something to report, so that unscraped counts stay small. */

@@ -41,8 +41,11 @@ export interface HttpBackend {
   readonly name: 'uws' | 'node';
   /** Resolves with the bound port (port 0 = random). */
   listen(host: string, port: number): Promise<number>;
-  /** Close the listening socket; in-flight requests continue, later answers close their connection. */
-  stopAccepting(): void;
+  /**
+   * Close the listening socket; in-flight requests continue, later answers close their connection.
+   * Resolves once new connections are refused (front-end threads close theirs asynchronously).
+   */
+  stopAccepting(): Promise<void>;
   /** Requests read or being handled but not yet answered. */
   readonly inFlight: number;
   /** Resolves true when inFlight reaches 0, false on timeout. */

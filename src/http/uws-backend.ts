@@ -225,7 +225,10 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
         });
       });
     },
-    stopAccepting,
+    stopAccepting() {
+      stopAccepting();
+      return Promise.resolve();
+    },
     drained: (timeoutMs) => inFlight.drained(timeoutMs),
     close() {
       stopAccepting();

@@ -142,6 +142,7 @@ class FrontThread {
         for (const r of m.requests) this.serve(r);
         return;
       case 'drained':
+      case 'stopped-accepting':
         this.answer(m.id, m);
         return;
       case 'collected':
@@ -223,8 +224,9 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
       await Promise.all(Array.from({ length: Math.max(1, opts.threads) - 1 }, () => startAndListen(host, bound)));
       return bound;
     },
-    stopAccepting() {
-      for (const t of threads) t.send({ type: 'stop-accepting' });
+    async stopAccepting() {
+      // A thread that has exited accepts nothing: do not wait for its answer.
+      await Promise.all(threads.map((t) => Promise.race([t.ask((id) => ({ type: 'stop-accepting', id })), t.exited])));
     },
     async drained(timeoutMs) {
       const answers = await Promise.all(

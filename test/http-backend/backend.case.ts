@@ -297,7 +297,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
       try {
         const slow = request(p, { path: '/slow?ms=300' });
         expect(await until(() => b.inFlight === 1)).toBe(true);
-        b.stopAccepting();
+        await b.stopAccepting();
         await expect(request(p, { path: '/new' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
         expect(await b.drained(20)).toBe(false);
         expect(await b.drained(3000)).toBe(true);
