@@ -5,9 +5,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
-
-/** USER_HZ: the unit of utime/stime in /proc; 100 on every mainstream Linux build. */
-const TICKS_PER_SECOND = 100;
+import { cpuTicks, statFields, TICKS_PER_SECOND } from '../src/util/proc-stat.js';
 
 interface Snapshot {
   atMs: number;
@@ -28,11 +26,6 @@ export interface CpuUsage {
   byThread: Record<string, number>;
 }
 
-/** Fields of a /proc stat line after the parenthesised command name (which may contain spaces). */
-function statFields(stat: string): string[] {
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 /** CPU ticks (user + system) of the process and of each live thread; undefined once it exited. */
 function ticks(pid: number): Omit<Snapshot, 'atMs'> | undefined {
   try {
@@ -43,12 +36,12 @@ function ticks(pid: number): Omit<Snapshot, 'atMs'> | undefined {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
         const t = statFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
-        threads.set(Number(tid), Number(t[11]) + Number(t[12]));
+        threads.set(Number(tid), cpuTicks(t));
       } catch {
         // the thread ended between readdir and read
       }
     }
-    return { process: Number(f[11]) + Number(f[12]), threads };
+    return { process: cpuTicks(f), threads };
   } catch {
     return undefined; // exited
   }

@@ -8,10 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { BroadcastChannel } from 'node:worker_threads';
 import { osThreadId } from '../util/os-thread-id.js';
+import { cpuTicks, statFields, TICKS_PER_SECOND } from '../util/proc-stat.js';
 
 const CHANNEL = 'hedgerow:threads';
-/** USER_HZ, the unit of utime/stime in /proc: 100 on every mainstream Linux build. */
-const TICKS_PER_SECOND = 100;
 
 export type ThreadRole = 'http' | 'pool' | 'person-processor';
 const ROLES: ReadonlySet<string> = new Set<ThreadRole>(['http', 'pool', 'person-processor']);
@@ -41,12 +40,10 @@ export interface ThreadSample {
   seconds: number;
 }
 
-/** User + system ticks of a /proc stat line (fields 14 and 15, after the command in parentheses). */
+/** User + system ticks of the stat file at `path`. */
 function statTicks(path: string): number | undefined {
   try {
-    const stat = readFileSync(path, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return cpuTicks(statFields(readFileSync(path, 'utf8')));
   } catch {
     return undefined; // the thread ended, or no /proc
   }
@@ -78,8 +75,8 @@ export class ThreadCpu {
 
   /** CPU seconds of each named thread still running, and `other` for the rest of the process. */
   sample(): ThreadSample[] {
-    const process = statTicks('/proc/self/stat');
-    if (process === undefined) return [];
+    const total = statTicks('/proc/self/stat');
+    if (total === undefined) return [];
     const out: ThreadSample[] = [];
     let named = 0;
     for (const [tid, thread] of this.names) {
@@ -91,7 +88,7 @@ export class ThreadCpu {
       named += ticks;
       out.push({ thread, tid, seconds: ticks / TICKS_PER_SECOND });
     }
-    out.push({ thread: 'other', tid: undefined, seconds: Math.max(0, process - named) / TICKS_PER_SECOND });
+    out.push({ thread: 'other', tid: undefined, seconds: Math.max(0, total - named) / TICKS_PER_SECOND });
     return out;
   }
 
