@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writePayloads } from './payloads.js';
+import { spread } from './report.js';
 import { killServers, personsCaughtUp, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
 import { checkWrk, failures, killWrk, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
 
@@ -46,11 +47,7 @@ async function run(server: Server, template: string): Promise<WrkResult> {
   return result;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
+const median = (values: number[]) => spread(values).median;
 
 async function main(): Promise<void> {
   console.log(checkWrk());
