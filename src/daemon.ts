@@ -27,6 +27,7 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
 import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
+import { EventsPool } from './pool/events-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
 import { DefinitionsCache } from './evaluation/definitions-cache.js';
 import { addFlagsRoutes } from './http/routes/flags-routes.js';
@@ -39,7 +40,7 @@ import type { EventKey } from './store/open-store.js';
 import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { EventReader, EventWriter } from './store/event-log.js';
+import { EventWriter } from './store/event-log.js';
 import { openStore, type StoreDatabases } from './store/open-store.js';
 import { ActivityLog } from './store/activity-log.js';
 import { CohortStore } from './store/cohort-store.js';
@@ -88,6 +89,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
+  let eventsPool: EventsPool | undefined;
   let processor: PersonProcessorThread | undefined;
   let processorCrashed = false;
   let acceptedSinceStart = 0;
@@ -108,7 +110,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  addEventsApiRoutes(router, { auth, events: new EventReader(dbs) });
+  addEventsApiRoutes(router, { auth, events: () => eventsPool });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
   const dashboards = new DashboardStore(dbs);
@@ -269,6 +271,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   processor = liveProcessor;
   pool = livePool;
   flagsPool = liveFlagsPool;
+  eventsPool = new EventsPool(workerPool);
   readiness = 'ready';
   log.info(
     {
@@ -291,6 +294,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
     pool = undefined;
     flagsPool = undefined;
+    eventsPool = undefined;
     livePool.close();
     await workerPool.close();
     processor = undefined;

@@ -1,13 +1,16 @@
 /**
  * Piscina task module: a thin adapter that opens the store once per worker and runs capture
- * groups (src/pool/capture-group.ts) and flag evaluations (src/evaluation/) for the main thread.
+ * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/) and slices of events API
+ * pages (src/store/list-events.ts) for the main thread.
  */
+import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
+import { listEvents } from '../src/store/list-events.js';
 import { openStore } from '../src/store/open-store.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
@@ -27,6 +30,10 @@ export default function run(task: PoolTask): PoolTaskResult {
       return { nice };
     case 'capture':
       return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
+    case 'events': {
+      const until = performance.now() + task.sliceMs;
+      return listEvents(dbs, task.query, () => performance.now() >= until);
+    }
     case 'flags': {
       const now = new Date();
       return { outcomes: task.requests.map((r) => runFlagsRequest(r, flagsDeps, now)) };

@@ -5,6 +5,10 @@
 
 const DAY_MS = 86_400_000;
 
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the instants `formatIsoMs` can write. */
+export const ISO_MIN_MS = -62_167_219_200_000;
+export const ISO_MAX_MS = 253_402_300_799_999;
+
 function pad2(n: number): string {
   return n < 10 ? `0${n}` : `${n}`;
 }

@@ -1,12 +1,9 @@
 /** Spec §5.4 (capture-rs `rust/common/types/src/timestamp.rs` `parse_event_timestamp`). */
 
 import { MAX_FUTURE_SKEW_MS } from '../limits.js';
-import { formatIsoMs } from './iso-format.js';
+import { formatIsoMs, ISO_MAX_MS as MAX_MS, ISO_MIN_MS as MIN_MS } from './iso-format.js';
 import { parseDateMs } from './parse-date.js';
 
-/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: results outside become the epoch. */
-const MIN_MS = -62_167_219_200_000;
-const MAX_MS = 253_402_300_799_999;
 /** 2021-01-01T00:00:00Z: a query `sent_at` must land after 2020 (so a seconds value is ignored). */
 const QUERY_SENT_AT_MIN_MS = 1_609_459_200_000;
 const DIGITS = /^\d{1,16}$/;
@@ -58,7 +55,7 @@ export function parseEventTimestamp(input: EventTimestampInput): EventTimestamp 
     source = 'Offset';
   }
   if (ms - now > MAX_FUTURE_SKEW_MS) ms = now;
-  if (!(ms >= MIN_MS && ms <= MAX_MS)) ms = 0;
+  if (!(ms >= MIN_MS && ms <= MAX_MS)) ms = 0; // outside years 0-9999: the epoch
   return { timestamp: formatIsoMs(ms), source };
 }
 

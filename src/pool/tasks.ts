@@ -3,6 +3,7 @@ import type { SerializedError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
+import type { EventsPage, ListEventsQuery } from '../store/list-events.js';
 
 import type { NiceResult } from '../util/thread-priority.js';
 
@@ -24,11 +25,18 @@ export interface FlagsTask {
   requests: FlagsHttpRequest[];
 }
 
+/** A slice of an events API page: the worker scans the log for at most `sliceMs`. */
+export interface EventsTask {
+  kind: 'events';
+  query: ListEventsQuery;
+  sliceMs: number;
+}
+
 export interface PingTask {
   kind: 'ping';
 }
 
-export type PoolTask = CaptureTask | FlagsTask | PingTask;
+export type PoolTask = CaptureTask | FlagsTask | EventsTask | PingTask;
 
 /** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
 export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
@@ -51,4 +59,4 @@ export interface PongResult {
   nice: NiceResult;
 }
 
-export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | PongResult;
+export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | EventsPage | PongResult;

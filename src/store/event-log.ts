@@ -10,7 +10,7 @@ import { randomInt } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { StoredEvent } from '../ingest/types.js';
 import { concatBytes } from '../util/concat-bytes.js';
-import type { EventKey, StoreDatabases } from './open-store.js';
+import type { StoreDatabases } from './open-store.js';
 
 /** Plain msgpack without shared record structures: any reader can decode any value. */
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -52,49 +52,9 @@ export class EventWriter {
   }
 }
 
-export interface ListEventsQuery {
-  projectId: number;
-  event?: string;
-  distinctId?: string;
-  /** Only events whose timestamp is after / before these instants (ms since epoch). */
-  afterMs?: number;
-  beforeMs?: number;
-  /** Opaque position from a previous page's `next`. */
-  cursor?: string;
-  limit: number;
-}
-
-/** Where an event is: its block and its index in the block. */
-export type EventPosition = [...EventKey, number];
-
-export interface ListedEvent {
-  position: EventPosition;
-  event: StoredEvent;
-}
-
-/** Reads the log: newest-first pages for the API, oldest-first streams for export. */
+/** Reads the log oldest first, for export (the events API's pages: list-events.ts). */
 export class EventReader {
   constructor(private readonly dbs: StoreDatabases) {}
-
-  /** One page, newest first; `nextCursor` is set when more events may follow. */
-  list(q: ListEventsQuery): { events: ListedEvent[]; nextCursor: string | undefined } {
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const start = after ? (after.slice(0, 3) as EventKey) : undefined;
-    const out: ListedEvent[] = [];
-    for (const { key, value } of this.dbs.events.getRange({ reverse: true, ...(start ? { start } : {}) })) {
-      const block = decodeBlock(value);
-      // Within the cursor's own block, continue below the cursor's index.
-      const top = after && sameBlock(key, after) ? after[3] - 1 : block.length - 1;
-      for (let i = top; i >= 0; i--) {
-        const e = block[i] as StoredEvent;
-        if (!matches(e, q)) continue;
-        const position: EventPosition = [key[0], key[1], key[2], i];
-        out.push({ position, event: e });
-        if (out.length === q.limit) return { events: out, nextCursor: encodeCursor(position) };
-      }
-    }
-    return { events: out, nextCursor: undefined };
-  }
 
   /** Every event in ingest order, optionally from an ingest time and for one project. */
   *stream(opts: { sinceMs?: number; projectId?: number } = {}): Generator<StoredEvent> {
@@ -106,33 +66,4 @@ export class EventReader {
       }
     }
   }
-}
-
-function matches(e: StoredEvent, q: ListEventsQuery): boolean {
-  if (e.project_id !== q.projectId) return false;
-  if (q.event !== undefined && e.event !== q.event) return false;
-  if (q.distinctId !== undefined && e.distinct_id !== q.distinctId) return false;
-  if (q.afterMs !== undefined || q.beforeMs !== undefined) {
-    const t = Date.parse(e.timestamp);
-    if (q.afterMs !== undefined && !(t > q.afterMs)) return false;
-    if (q.beforeMs !== undefined && !(t < q.beforeMs)) return false;
-  }
-  return true;
-}
-
-function sameBlock(key: EventKey, p: EventPosition): boolean {
-  return key[0] === p[0] && key[1] === p[1] && key[2] === p[2];
-}
-
-export function encodeCursor(p: EventPosition): string {
-  return Buffer.from(p.join('.')).toString('base64url');
-}
-
-/** Throws on a cursor that was not produced by `encodeCursor`. */
-export function decodeCursor(cursor: string): EventPosition {
-  const nums = Buffer.from(cursor, 'base64url').toString().split('.').map(Number);
-  if (nums.length !== 4 || nums.some((n) => !Number.isSafeInteger(n) || n < 0)) {
-    throw new RangeError('invalid cursor');
-  }
-  return nums as EventPosition;
 }

@@ -1,11 +1,13 @@
 /**
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
- * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
+ * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`. The log
+ * is read in the worker pool (src/pool/events-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
+import type { EventsPool } from '../../pool/events-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import type { EventReader, ListEventsQuery } from '../../store/event-log.js';
-import { decodeCursor } from '../../store/event-log.js';
+import type { ListEventsQuery } from '../../store/list-events.js';
+import { decodeCursor } from '../../store/list-events.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
@@ -14,10 +16,13 @@ import type { HttpRequest } from '../types.js';
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
-export function addEventsApiRoutes(router: Router, deps: { auth: AuthStore; events: EventReader }): void {
-  router.add(['GET'], '/api/projects/:project_id/events', 'api:events', (req, params) => {
+export function addEventsApiRoutes(router: Router, deps: { auth: AuthStore; events: () => EventsPool | undefined }): void {
+  router.add(['GET'], '/api/projects/:project_id/events', 'api:events', async (req, params) => {
     const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
-    const page = deps.events.list(listQuery(project.id, query));
+    const list = listQuery(project.id, query);
+    const events = deps.events();
+    if (!events) throw new HedgerowError('HR_NOT_READY');
+    const page = await events.list(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
       results: page.events.map(({ event: e }) => ({

@@ -1,0 +1,155 @@
+/**
+ * Pages of the events API read from the event log, newest first (in ingest order), a bounded
+ * piece of the log at a time.
+ *
+ * The log has no secondary index, so a filter that matches little (`distinct_id` of one user,
+ * an `event` name, an old `before`) reads the whole log: ~2 µs per event to decode, seconds for a
+ * few million. Three things keep that cheap and bounded:
+ * - a block whose bytes do not contain the `distinct_id` or `event` value as UTF-8 is skipped
+ *   undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
+ * - an `after` ends the scan at blocks ingested long enough before it: ingestion never stores a
+ *   timestamp more than `MAX_FUTURE_SKEW_MS` ahead of the time it was received (spec §5.4), and
+ *   a block's key starts with its ingest time;
+ * - the caller's `shouldStop` is asked after every block, and a page cut short by it carries a
+ *   cursor to where the scan stopped, so the next call goes on from there.
+ */
+import { formatIsoMs, ISO_MAX_MS, ISO_MIN_MS } from '../ingest/iso-format.js';
+import { MAX_FUTURE_SKEW_MS } from '../limits.js';
+import type { StoredEvent } from '../ingest/types.js';
+import { decodeBlock } from './event-log.js';
+import type { EventKey, StoreDatabases } from './open-store.js';
+
+/** Room for the clock stepping back between an event's normalization and its block's key. */
+const CLOCK_STEP_SLACK_MS = 60 * 60 * 1000;
+
+export interface ListEventsQuery {
+  projectId: number;
+  event?: string;
+  distinctId?: string;
+  /** Only events whose timestamp is after / before these instants (ms since epoch). */
+  afterMs?: number;
+  beforeMs?: number;
+  /** Opaque position from a previous page's `next`. */
+  cursor?: string;
+  limit: number;
+}
+
+/** Where an event is: its block and its index in the block. Listing goes on below it. */
+export type EventPosition = [...EventKey, number];
+
+export interface ListedEvent {
+  position: EventPosition;
+  event: StoredEvent;
+}
+
+export interface EventsPage {
+  events: ListedEvent[];
+  /** Where the next page starts; absent when the log holds no more matching events. */
+  nextCursor?: string;
+  /** `full`: `limit` events; `end`: nothing older can match; `budget`: `shouldStop` said so. */
+  stop: 'full' | 'end' | 'budget';
+}
+
+/** One page, or less of one where `shouldStop()` (asked after each block) answers true. */
+export function listEvents(
+  dbs: Pick<StoreDatabases, 'events'>,
+  q: ListEventsQuery,
+  shouldStop: () => boolean = () => false,
+): EventsPage {
+  const from = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const needles = [q.distinctId, q.event].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
+  const oldestKeyMicros = q.afterMs === undefined ? -Infinity : (q.afterMs - MAX_FUTURE_SKEW_MS - CLOCK_STEP_SLACK_MS) * 1000;
+  const filter = eventFilter(q);
+  const out: ListedEvent[] = [];
+  const range = dbs.events.getRange({ reverse: true, ...(from ? { start: from.slice(0, 3) as EventKey } : {}) });
+  for (const { key, value } of range) {
+    if (key[0] < oldestKeyMicros) break;
+    const resumed = from !== undefined && sameBlock(key, from);
+    if (resumed && from[3] === 0) continue; // the previous page ended with this block
+    if (needles.every((n) => value.includes(n))) {
+      const block = decodeBlock(value);
+      const top = resumed ? from[3] - 1 : block.length - 1;
+      for (let i = top; i >= 0; i--) {
+        const e = block[i] as StoredEvent;
+        if (!matches(e, filter)) continue;
+        const position: EventPosition = [key[0], key[1], key[2], i];
+        out.push({ position, event: e });
+        if (out.length === q.limit) return { events: out, nextCursor: encodeCursor(position), stop: 'full' };
+      }
+    }
+    // Index 0 of a block: the next call goes on with the block below it.
+    if (shouldStop()) return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget' };
+  }
+  return { events: out, stop: 'end' };
+}
+
+/**
+ * The value's UTF-8 bytes, or none where they may differ from the stored ones: msgpackr writes a
+ * lone surrogate as its own 3 bytes (which read back as U+FFFD characters), Buffer as U+FFFD's
+ * (`u`: a surrogate pair is one character, not matched).
+ */
+function utf8Needle(s: string): Buffer[] {
+  return /[\ufffd\ud800-\udfff]/u.test(s) ? [] : [Buffer.from(s, 'utf8')];
+}
+
+/** The event filter of a query, with its time bounds also as text. */
+interface EventFilter {
+  q: ListEventsQuery;
+  afterIso: string | undefined;
+  beforeIso: string | undefined;
+}
+
+function eventFilter(q: ListEventsQuery): EventFilter {
+  return {
+    q,
+    afterIso: q.afterMs === undefined ? undefined : isoBound(q.afterMs),
+    beforeIso: q.beforeMs === undefined ? undefined : isoBound(q.beforeMs),
+  };
+}
+
+/**
+ * Ingestion stores every timestamp as `formatIsoMs` text (`2024-06-01T12:00:00.000Z`, years
+ * 0-9999), which sorts as the instants do, so bounds are compared as text (`Date.parse` per event
+ * doubled the time of a scan). Bounds outside those years sort before or after every timestamp.
+ */
+function isoBound(ms: number): string {
+  return ms < ISO_MIN_MS ? '' : ms > ISO_MAX_MS ? '\uffff' : formatIsoMs(ms);
+}
+
+const ISO_LENGTH = 24;
+
+function matches(e: StoredEvent, f: EventFilter): boolean {
+  const q = f.q;
+  if (e.project_id !== q.projectId) return false;
+  if (q.event !== undefined && e.event !== q.event) return false;
+  if (q.distinctId !== undefined && e.distinct_id !== q.distinctId) return false;
+  if (f.afterIso !== undefined || f.beforeIso !== undefined) {
+    const t = e.timestamp;
+    if (t.length !== ISO_LENGTH || t[ISO_LENGTH - 1] !== 'Z') return matchesParsed(Date.parse(t), q);
+    if (f.afterIso !== undefined && !(t > f.afterIso)) return false;
+    if (f.beforeIso !== undefined && !(t < f.beforeIso)) return false;
+  }
+  return true;
+}
+
+/** For a timestamp in any other form (none is stored so today). */
+function matchesParsed(t: number, q: ListEventsQuery): boolean {
+  return !(q.afterMs !== undefined && !(t > q.afterMs)) && !(q.beforeMs !== undefined && !(t < q.beforeMs));
+}
+
+function sameBlock(key: EventKey, p: EventPosition): boolean {
+  return key[0] === p[0] && key[1] === p[1] && key[2] === p[2];
+}
+
+export function encodeCursor(p: EventPosition): string {
+  return Buffer.from(p.join('.')).toString('base64url');
+}
+
+/** Throws on a cursor that was not produced by `encodeCursor`. */
+export function decodeCursor(cursor: string): EventPosition {
+  const nums = Buffer.from(cursor, 'base64url').toString().split('.').map(Number);
+  if (nums.length !== 4 || nums.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+    throw new RangeError('invalid cursor');
+  }
+  return nums as EventPosition;
+}

@@ -1,0 +1,160 @@
+/**
+ * Events API pages from a real event log in a temporary store: order, cursors, pages cut short
+ * by the scan budget, the byte prefilter, the `after` cut-off and the time bounds.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StoredEvent } from '../../src/ingest/types.js';
+import { MAX_FUTURE_SKEW_MS } from '../../src/limits.js';
+import { encodeBlock, encodeEvent } from '../../src/store/event-log.js';
+import { decodeCursor, listEvents, type EventsPage, type ListEventsQuery } from '../../src/store/list-events.js';
+import { openStore, type EventKey, type StoreDatabases } from '../../src/store/open-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs('hedgerow-list-events-');
+const NOW_MS = Date.UTC(2026, 10, 21, 12);
+
+function event(n: number, fields: Partial<StoredEvent> = {}): StoredEvent {
+  const timestamp = new Date(NOW_MS - 1000 * (100 - n)).toISOString();
+  return {
+    uuid: `00000000-0000-7000-8000-${String(n).padStart(12, '0')}`,
+    event: n % 3 === 0 ? 'signup' : 'pageview',
+    distinct_id: `user-${n % 4}`,
+    properties: { n },
+    timestamp,
+    created_at: timestamp,
+    project_id: 1,
+    ...fields,
+  };
+}
+
+async function withLog(blocks: Array<{ atMs: number; events: StoredEvent[] } | { atMs: number; raw: Buffer }>): Promise<StoreDatabases> {
+  const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
+  let counter = 0;
+  for (const b of blocks) {
+    const key: EventKey = [b.atMs * 1000, 7, counter++];
+    const value = 'raw' in b ? b.raw : Buffer.from(encodeBlock(b.events.map(encodeEvent)));
+    await dbs.events.put(key, value);
+  }
+  return dbs;
+}
+
+/** Ten blocks of ten events, one second apart, oldest first (event n is in block n / 10). */
+function tenBlocks(): Array<{ atMs: number; events: StoredEvent[] }> {
+  return Array.from({ length: 10 }, (_, b) => ({
+    atMs: NOW_MS - 10_000 + b * 1000,
+    events: Array.from({ length: 10 }, (_, i) => event(b * 10 + i)),
+  }));
+}
+
+const numbers = (page: EventsPage) => page.events.map((e) => e.event.properties['n']);
+
+/** Every page from the first, following each page's cursor. */
+function allPages(dbs: StoreDatabases, q: ListEventsQuery, shouldStop?: () => boolean): EventsPage[] {
+  const pages: EventsPage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = listEvents(dbs, cursor === undefined ? q : { ...q, cursor }, shouldStop);
+    pages.push(page);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined && pages.length < 1000);
+  return pages;
+}
+
+describe('listEvents', () => {
+  it('lists newest first in pages whose cursors neither repeat nor skip an event', async () => {
+    const dbs = await withLog(tenBlocks());
+    const first = listEvents(dbs, { projectId: 1, limit: 15 });
+    expect(first.stop).toBe('full');
+    expect(numbers(first)).toEqual(Array.from({ length: 15 }, (_, i) => 99 - i));
+    const pages = allPages(dbs, { projectId: 1, limit: 15 });
+    expect(pages.flatMap(numbers)).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i));
+    expect(pages.at(-1)?.stop).toBe('end');
+    expect(pages.at(-1)?.nextCursor).toBeUndefined();
+  });
+
+  it('cut short after any block, the pages still add up to the same events', async () => {
+    const dbs = await withLog(tenBlocks());
+    const q: ListEventsQuery = { projectId: 1, limit: 7, distinctId: 'user-1' };
+    const whole = allPages(dbs, q).flatMap(numbers);
+    expect(whole).toEqual(Array.from({ length: 25 }, (_, i) => 97 - 4 * i));
+    const stopped = allPages(dbs, q, () => true);
+    expect(stopped.flatMap(numbers)).toEqual(whole);
+    expect(stopped.some((p) => p.stop === 'budget' && p.events.length < 7)).toBe(true);
+    for (const p of stopped.filter((p) => p.stop === 'budget')) expect(decodeCursor(p.nextCursor!)[3]).toBe(0);
+  });
+
+  it('filters by event, distinct_id and project', async () => {
+    const blocks = tenBlocks();
+    blocks[4]!.events.push(event(200, { project_id: 2, distinct_id: 'user-1', event: 'signup' }));
+    const dbs = await withLog(blocks);
+    const q = { projectId: 1, limit: 100 };
+    expect(numbers(listEvents(dbs, { ...q, event: 'signup', distinctId: 'user-1' }))).toEqual([93, 81, 69, 57, 45, 33, 21, 9]);
+    expect(numbers(listEvents(dbs, { ...q, projectId: 2 }))).toEqual([200]);
+    expect(numbers(listEvents(dbs, { ...q, distinctId: 'nobody' }))).toEqual([]);
+  });
+
+  it('does not decode a block that cannot hold the distinct_id or event asked for', async () => {
+    const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]); // a 4 GiB string that is not there
+    const dbs = await withLog([{ atMs: NOW_MS - 2000, events: [event(1)] }, { atMs: NOW_MS - 1000, raw: garbage }]);
+    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctId: 'user-1' }))).toEqual([1]);
+    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, event: 'pageview' }))).toEqual([1]);
+    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctId: 'üser-😀', event: 'ñ' }))).toEqual([]);
+    expect(() => listEvents(dbs, { projectId: 1, limit: 10 })).toThrow();
+  });
+
+  it('finds non-ASCII values, and a lone surrogate by the value it reads back as', async () => {
+    const dbs = await withLog([
+      { atMs: NOW_MS, events: [event(1, { distinct_id: 'üser-😀', event: 'ñ' }), event(2, { distinct_id: 'user-\ud800' })] },
+    ]);
+    const q = { projectId: 1, limit: 10 };
+    expect(numbers(listEvents(dbs, { ...q, distinctId: 'üser-😀', event: 'ñ' }))).toEqual([1]);
+    const stored = listEvents(dbs, { ...q, distinctId: 'user-\ud800' });
+    expect(stored.events).toEqual([]); // msgpackr reads the surrogate back as U+FFFD characters
+    const shown = listEvents(dbs, q).events[0]!.event.distinct_id;
+    expect(shown).toMatch(/^user-\ufffd+$/);
+    expect(numbers(listEvents(dbs, { ...q, distinctId: shown }))).toEqual([2]);
+  });
+
+  it('stops at blocks ingested more than the future-skew allowance (and an hour) before `after`', async () => {
+    const afterMs = NOW_MS - 60_000;
+    const cutoffMs = afterMs - MAX_FUTURE_SKEW_MS - 3_600_000;
+    const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]);
+    const dbs = await withLog([
+      { atMs: cutoffMs - 1, raw: garbage },
+      // Ingested before `after` but within the allowance: a timestamp up to 23 h ahead is possible.
+      { atMs: cutoffMs + 1, events: [event(1, { timestamp: new Date(afterMs + 1).toISOString() }), event(2)] },
+      { atMs: NOW_MS, events: [event(3, { timestamp: new Date(NOW_MS).toISOString() })] },
+    ]);
+    const page = listEvents(dbs, { projectId: 1, limit: 10, afterMs });
+    expect([numbers(page), page.stop]).toEqual([[3, 1], 'end']);
+  });
+
+  it('compares timestamps as instants: bounds are exclusive, out-of-range bounds and other formats work', async () => {
+    const t = (iso: string, n: number) => event(n, { timestamp: iso });
+    const dbs = await withLog([
+      {
+        atMs: NOW_MS,
+        events: [
+          t('2026-01-01T00:00:00.000Z', 1),
+          t('2026-01-01T00:00:00.001Z', 2),
+          t('2026-01-01T01:00:00+01:00', 3), // the same instant as event 1, written another way
+          t('0001-01-01T00:00:00.000Z', 4),
+        ],
+      },
+    ]);
+    const q = { projectId: 1, limit: 10 };
+    const jan1 = Date.UTC(2026, 0, 1);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: jan1 }))).toEqual([2]);
+    expect(numbers(listEvents(dbs, { ...q, beforeMs: jan1 + 1 }))).toEqual([4, 3, 1]);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: jan1 - 1, beforeMs: jan1 + 1 }))).toEqual([3, 1]);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: -8.64e15 }))).toEqual([4, 3, 2, 1]);
+    expect(numbers(listEvents(dbs, { ...q, beforeMs: 8.64e15 }))).toEqual([4, 3, 2, 1]);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: 8.64e15 }))).toEqual([]);
+  });
+
+  it('rejects a cursor it did not produce', () => {
+    for (const bad of ['', 'abc', Buffer.from('1.2.3').toString('base64url'), Buffer.from('1.2.3.-4').toString('base64url')]) {
+      expect(() => decodeCursor(bad)).toThrow(RangeError);
+    }
+  });
+});
