@@ -1,17 +1,20 @@
 /**
  * Piscina task module: a thin adapter that opens the store once per worker and runs capture
- * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/) and slices of events API
- * pages (src/store/list-events.ts) for the main thread.
+ * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/), slices of events API
+ * pages (src/store/list-events.ts) and the persons API's scans (src/persons/scan-persons.ts) for
+ * the main thread.
  */
 import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
+import { scanPersonByUuid, scanPersonsPage, type ScanPacing } from '../src/persons/scan-persons.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
 import { listEvents } from '../src/store/list-events.js';
 import { openStore } from '../src/store/open-store.js';
+import { PersonReader } from '../src/store/person-store.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 
@@ -23,8 +26,11 @@ const nice = lowerThreadPriority(setup.nice);
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
 const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
+const persons = new PersonReader(dbs);
+/** Between the slices of a long read, this worker's other tasks run. */
+const pacing = (sliceMs: number): ScanPacing => ({ sliceMs, pause: () => new Promise((resume) => setImmediate(resume)) });
 
-export default function run(task: PoolTask): PoolTaskResult {
+export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskResult> {
   switch (task.kind) {
     case 'ping':
       return { nice };
@@ -34,6 +40,10 @@ export default function run(task: PoolTask): PoolTaskResult {
       const until = performance.now() + task.sliceMs;
       return listEvents(dbs, task.query, () => performance.now() >= until);
     }
+    case 'persons-page':
+      return scanPersonsPage(persons, task.query, pacing(task.sliceMs));
+    case 'person-by-uuid':
+      return scanPersonByUuid(persons, task.projectId, task.uuid, pacing(task.sliceMs)).then((person) => ({ person }));
     case 'flags': {
       const now = new Date();
       return { outcomes: task.requests.map((r) => runFlagsRequest(r, flagsDeps, now)) };

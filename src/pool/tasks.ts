@@ -3,6 +3,8 @@ import type { SerializedError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
+import type { PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
+import type { PersonRecord } from '../store/person-store.js';
 import type { EventsPage, ListEventsQuery } from '../store/list-events.js';
 
 import type { NiceResult } from '../util/thread-priority.js';
@@ -32,11 +34,26 @@ export interface EventsTask {
   sliceMs: number;
 }
 
+/** A page of the persons list, read in slices of `sliceMs` (src/persons/scan-persons.ts). */
+export interface PersonsPageTask {
+  kind: 'persons-page';
+  query: PersonsPageQuery;
+  sliceMs: number;
+}
+
+/** The person with a UUID, read in slices of `sliceMs`. */
+export interface PersonByUuidTask {
+  kind: 'person-by-uuid';
+  projectId: number;
+  uuid: string;
+  sliceMs: number;
+}
+
 export interface PingTask {
   kind: 'ping';
 }
 
-export type PoolTask = CaptureTask | FlagsTask | EventsTask | PingTask;
+export type PoolTask = CaptureTask | FlagsTask | EventsTask | PersonsPageTask | PersonByUuidTask | PingTask;
 
 /** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
 export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
@@ -59,4 +76,8 @@ export interface PongResult {
   nice: NiceResult;
 }
 
-export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | EventsPage | PongResult;
+export interface PersonByUuidResult {
+  person: PersonRecord | undefined;
+}
+
+export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | EventsPage | PersonsPage | PersonByUuidResult | PongResult;

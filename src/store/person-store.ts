@@ -46,16 +46,10 @@ export class PersonReader {
     return [...this.each(projectId)];
   }
 
-  /** The project's persons in id order, read as iterated. */
-  *each(projectId: number): Generator<PersonRecord> {
-    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
+  /** The project's persons in id order from `fromId` on, read as iterated. */
+  *each(projectId: number, fromId = 0): Generator<PersonRecord> {
+    for (const { value } of this.dbs.persons.getRange({ start: [projectId, fromId], end: [projectId + 1] })) {
       yield value as PersonRecord;
     }
-  }
-
-  /** The person with this UUID (lower-case canonical form). A scan: there is no UUID index. */
-  byUuid(projectId: number, uuid: string): PersonRecord | undefined {
-    for (const person of this.each(projectId)) if (person.uuid.toLowerCase() === uuid) return person;
-    return undefined;
   }
 }

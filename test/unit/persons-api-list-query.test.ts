@@ -8,7 +8,7 @@ import {
   propertyText,
   withOffset,
   type PersonFilter,
-} from '../../src/http/person-list-query.js';
+} from '../../src/persons/person-list-query.js';
 import type { PersonRecord } from '../../src/store/person-store.js';
 
 const NOW = Date.parse('2024-06-01T00:00:00Z');

@@ -1,26 +1,22 @@
 /**
  * Persons, read-only (PostHog's `/api/projects/:project_id/persons/`, `PersonViewSet`), over the
  * records the person processor writes. Scope `person:read`.
- * - `GET …/persons/`: filters `distinct_id`, `email`, `search` (src/http/person-list-query.ts),
+ * - `GET …/persons/`: filters `distinct_id`, `email`, `search` (src/persons/person-list-query.ts),
  *   `limit`/`offset`; `{results, next, previous}`, plus `count` with `?include_total`.
  * - `POST …/persons/`: refused with a 405, as PostHog does (persons come from events).
  * - `GET …/persons/:id/`: `:id` is the person's UUID or its integer id; anything else is a 400
  *   pointing at `?distinct_id=`.
- * The two print a person differently, as PostHog does (src/http/person-view.ts).
+ * The two print a person differently, as PostHog does (src/http/person-view.ts). What reads every
+ * person (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
  */
 import { HedgerowError } from '../../errors.js';
+import type { PersonsPool } from '../../pool/persons-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import type { PersonReader, PersonRecord } from '../../store/person-store.js';
+import type { PersonReader } from '../../store/person-store.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { parseLimitOffset } from '../pagination.js';
-import {
-  canonicalUuid,
-  FUTURE_PERSON_MARGIN_MS,
-  newestPersonFirst,
-  personMatches,
-  withOffset,
-  type PersonFilter,
-} from '../person-list-query.js';
+import { canonicalUuid, FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
+import type { PersonsPage, PersonsPageQuery } from '../../persons/scan-persons.js';
 import { listedPerson, retrievedPerson } from '../person-view.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
@@ -28,7 +24,10 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 
 export interface PersonsApiDeps {
   auth: AuthStore;
+  /** Point reads (a person by id, distinct ids), on the calling thread. */
   persons: PersonReader;
+  /** Reads of every person (a list page, a UUID), in the worker pool; undefined until it runs. */
+  scans: () => PersonsPool | undefined;
 }
 
 const PERSONS = '/api/projects/:project_id/persons';
@@ -40,24 +39,36 @@ export function addPersonsApiRoutes(router: Router, deps: PersonsApiDeps): void 
   router.add(['GET'], `${PERSONS}/:id`, 'api:person', (req, params) => retrieve(deps, req, params));
 }
 
-function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+async function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): Promise<HttpResponse> {
   const req = projectRequest(deps.auth, http, params, 'person:read');
   const projectId = req.project.id;
   const q = req.query;
   const filter = personFilter(deps.persons, projectId, q, Date.now());
-  const matched = candidates(deps.persons, projectId, filter)
-    .filter((p) => personMatches(p, filter))
-    .sort(newestPersonFirst);
   const { limit, offset } = parseLimitOffset(q);
-  const page = matched.slice(offset, offset + limit);
+  const { persons: page, total } = await pageOf(deps, { projectId, filter, offset, limit });
   const url = absoluteUrl(http, http.query);
   return json(200, {
     results: page.map((p) => listedPerson(p, deps.persons.distinctIdsOf(projectId, p.id))),
     // As PostHog: a full page always links onwards, and `previous` is given from offset >= limit.
     next: page.length >= limit ? withOffset(url, offset + limit) : null,
     previous: offset - limit >= 0 ? withOffset(url, offset - limit) : null,
-    ...(q.has('include_total') ? { count: matched.length } : {}),
+    ...(q.has('include_total') ? { count: total } : {}),
   });
+}
+
+/** The page: a scan in the pool, or one point read when `distinct_id` names the only candidate. */
+function pageOf(deps: PersonsApiDeps, query: PersonsPageQuery): Promise<PersonsPage> | PersonsPage {
+  const { filter } = query;
+  if (filter.personId === undefined) return scans(deps).page(query);
+  const one = filter.personId === null ? undefined : deps.persons.get(query.projectId, filter.personId);
+  const matched = one && personMatches(one, filter) ? [one] : [];
+  return { persons: matched.slice(query.offset, query.offset + query.limit), total: matched.length };
+}
+
+function scans(deps: PersonsApiDeps): PersonsPool {
+  const pool = deps.scans();
+  if (!pool) throw new HedgerowError('HR_NOT_READY');
+  return pool;
 }
 
 /** PostHog refuses to create persons over the API (after authentication and the `person:write` scope). */
@@ -69,7 +80,7 @@ function refuseCreate(deps: PersonsApiDeps, http: HttpRequest, params: Params): 
   );
 }
 
-function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params): Promise<HttpResponse> {
   const req = projectRequest(deps.auth, http, params, 'person:read');
   const projectId = req.project.id;
   const raw = params.id ?? '';
@@ -81,16 +92,9 @@ function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params): Http
       `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${raw} instead.`,
     );
   }
-  const person = 'uuid' in ref ? deps.persons.byUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
+  const person = 'uuid' in ref ? await scans(deps).byUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
   if (!person) throw new HedgerowError('HR_NOT_FOUND');
   return json(200, retrievedPerson(person, deps.persons.distinctIdsOf(projectId, person.id)));
-}
-
-/** The persons a filter can match: only the owner of `distinct_id` when it names one. */
-function candidates(persons: PersonReader, projectId: number, filter: PersonFilter): PersonRecord[] {
-  if (filter.personId === undefined) return persons.list(projectId);
-  const one = filter.personId === null ? undefined : persons.get(projectId, filter.personId);
-  return one ? [one] : [];
 }
 
 /** The list filters of the query (empty parameters ignored), with the distinct ids they name looked up. */
