@@ -28,7 +28,7 @@ import { ThreadCpu } from './observability/thread-cpu.js';
 import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
 import { EventsPool } from './pool/events-pool.js';
-import { PersonsPool } from './pool/persons-pool.js';
+import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
 import { DefinitionsCache } from './evaluation/definitions-cache.js';
 import { addFlagsRoutes } from './http/routes/flags-routes.js';
@@ -91,7 +91,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
   let eventsPool: EventsPool | undefined;
-  let personsPool: PersonsPool | undefined;
+  let scanPool: ScanPool | undefined;
   let processor: PersonProcessorThread | undefined;
   let processorCrashed = false;
   let acceptedSinceStart = 0;
@@ -120,8 +120,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts, persons: new PersonReader(dbs) });
-  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans: () => personsPool });
-  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs) });
+  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans: () => scanPool });
+  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans: () => scanPool });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
@@ -274,7 +274,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   pool = livePool;
   flagsPool = liveFlagsPool;
   eventsPool = new EventsPool(workerPool);
-  personsPool = new PersonsPool(workerPool);
+  scanPool = new ScanPool(workerPool);
   readiness = 'ready';
   log.info(
     {
@@ -298,7 +298,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     pool = undefined;
     flagsPool = undefined;
     eventsPool = undefined;
-    personsPool = undefined;
+    scanPool = undefined;
     livePool.close();
     await workerPool.close();
     processor = undefined;

@@ -1,19 +1,22 @@
 /**
  * Piscina task module: a thin adapter that opens the store once per worker and runs capture
  * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/), slices of events API
- * pages (src/store/list-events.ts) and the persons API's scans (src/persons/scan-persons.ts) for
- * the main thread.
+ * pages (src/store/list-events.ts) and the persons and groups lists' scans (src/persons/) for the
+ * main thread.
  */
 import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
-import { scanPersonByUuid, scanPersonsPage, type ScanPacing } from '../src/persons/scan-persons.js';
+import { scanGroupsPage } from '../src/persons/scan-groups.js';
+import { scanPersonByUuid, scanPersonsPage } from '../src/persons/scan-persons.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
 import { listEvents } from '../src/store/list-events.js';
 import { openStore } from '../src/store/open-store.js';
+import type { ScanPacing } from '../src/store/scan-in-slices.js';
+import { GroupReader } from '../src/store/group-store.js';
 import { PersonReader } from '../src/store/person-store.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
@@ -27,6 +30,7 @@ const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
 const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
 const persons = new PersonReader(dbs);
+const groups = new GroupReader(dbs);
 /** Between the slices of a long read, this worker's other tasks run. */
 const pacing = (sliceMs: number): ScanPacing => ({ sliceMs, pause: () => new Promise((resume) => setImmediate(resume)) });
 
@@ -44,6 +48,8 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       return scanPersonsPage(persons, task.query, pacing(task.sliceMs));
     case 'person-by-uuid':
       return scanPersonByUuid(persons, task.projectId, task.uuid, pacing(task.sliceMs)).then((person) => ({ person }));
+    case 'groups-page':
+      return scanGroupsPage(groups, task.query, pacing(task.sliceMs));
     case 'flags': {
       const now = new Date();
       return { outcomes: task.requests.map((r) => runFlagsRequest(r, flagsDeps, now)) };

@@ -8,6 +8,7 @@
  * A page keeps only the `offset + limit` newest matches while it reads, not every person.
  */
 import type { PersonReader, PersonRecord } from '../store/person-store.js';
+import type { ScanPacing } from '../store/scan-in-slices.js';
 import { newestPersonFirst, personMatches, type PersonFilter } from './person-list-query.js';
 
 export interface PersonsPageQuery {
@@ -24,11 +25,6 @@ export interface PersonsPage {
   total: number;
 }
 
-export interface ScanPacing {
-  sliceMs: number;
-  pause: () => Promise<void>;
-}
-
 export async function scanPersonsPage(persons: PersonReader, q: PersonsPageQuery, pacing: ScanPacing): Promise<PersonsPage> {
   const keep = q.offset + q.limit;
   let newest: PersonRecord[] = [];
@@ -37,7 +33,7 @@ export async function scanPersonsPage(persons: PersonReader, q: PersonsPageQuery
     newest.sort(newestPersonFirst);
     newest = newest.slice(0, keep);
   };
-  await scanPersons(persons, q.projectId, pacing, (p) => {
+  await persons.scan(q.projectId, pacing, (p) => {
     if (!personMatches(p, q.filter)) return false;
     total++;
     newest.push(p);
@@ -56,34 +52,10 @@ export async function scanPersonByUuid(
   pacing: ScanPacing,
 ): Promise<PersonRecord | undefined> {
   let found: PersonRecord | undefined;
-  await scanPersons(persons, projectId, pacing, (p) => {
+  await persons.scan(projectId, pacing, (p) => {
     if (p.uuid.toLowerCase() !== uuid) return false;
     found = p;
     return true;
   });
   return found;
-}
-
-/** Visits the project's persons in id order until `visit` returns true or none is left. */
-async function scanPersons(
-  persons: PersonReader,
-  projectId: number,
-  pacing: ScanPacing,
-  visit: (p: PersonRecord) => boolean,
-): Promise<void> {
-  let fromId = 0;
-  for (;;) {
-    const until = performance.now() + pacing.sliceMs;
-    let resumeAt: number | undefined;
-    for (const p of persons.each(projectId, fromId)) {
-      if (visit(p)) return;
-      if (performance.now() >= until) {
-        resumeAt = p.id + 1;
-        break;
-      }
-    }
-    if (resumeAt === undefined) return;
-    fromId = resumeAt;
-    await pacing.pause();
-  }
 }

@@ -3,7 +3,10 @@ import type { SerializedError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
+import type { CursorPage } from '../http/cursor-pagination.js';
+import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
+import type { GroupRecord } from '../store/group-store.js';
 import type { PersonRecord } from '../store/person-store.js';
 import type { EventsPage, ListEventsQuery } from '../store/list-events.js';
 
@@ -49,11 +52,25 @@ export interface PersonByUuidTask {
   sliceMs: number;
 }
 
+/** A page of the groups list, read in slices of `sliceMs` (src/persons/scan-groups.ts). */
+export interface GroupsPageTask {
+  kind: 'groups-page';
+  query: GroupsPageQuery;
+  sliceMs: number;
+}
+
 export interface PingTask {
   kind: 'ping';
 }
 
-export type PoolTask = CaptureTask | FlagsTask | EventsTask | PersonsPageTask | PersonByUuidTask | PingTask;
+export type PoolTask =
+  | CaptureTask
+  | FlagsTask
+  | EventsTask
+  | PersonsPageTask
+  | PersonByUuidTask
+  | GroupsPageTask
+  | PingTask;
 
 /** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
 export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
@@ -80,4 +97,11 @@ export interface PersonByUuidResult {
   person: PersonRecord | undefined;
 }
 
-export type PoolTaskResult = CaptureTaskResult | FlagsTaskResult | EventsPage | PersonsPage | PersonByUuidResult | PongResult;
+export type PoolTaskResult =
+  | CaptureTaskResult
+  | FlagsTaskResult
+  | EventsPage
+  | PersonsPage
+  | PersonByUuidResult
+  | CursorPage<GroupRecord>
+  | PongResult;

@@ -6,6 +6,7 @@
  * snapshots and served definitions include the mapping and are rebuilt only when it moves.
  */
 import type { StoreDatabases } from './open-store.js';
+import { scanInSlices, type ScanPacing } from './scan-in-slices.js';
 
 export interface GroupRecord {
   group_type_index: number;
@@ -39,12 +40,9 @@ export class GroupReader {
       .sort((a, b) => a.index - b.index);
   }
 
-  /** The groups of one type, in key order (the groups API filters and orders them). */
-  list(projectId: number, typeIndex: number): GroupRecord[] {
-    const out: GroupRecord[] = [];
-    for (const { value } of this.dbs.groups.getRange({ start: [projectId, typeIndex, ''], end: [projectId, typeIndex + 1, ''] })) {
-      out.push(value as GroupRecord);
-    }
-    return out;
+  /** The groups of one type in key order, read in slices (scan-in-slices.ts) until `visit` returns true. */
+  scan(projectId: number, typeIndex: number, pacing: ScanPacing, visit: (group: GroupRecord) => boolean): Promise<void> {
+    const range = { start: [projectId, typeIndex, ''], end: [projectId, typeIndex + 1, ''] };
+    return scanInSlices(this.dbs.groups, range, pacing, (v) => visit(v as GroupRecord));
   }
 }

@@ -5,6 +5,7 @@
  * the same transactions; flag evaluation and the persons API read them.
  */
 import type { StoreDatabases } from './open-store.js';
+import { scanInSlices, type ScanPacing } from './scan-in-slices.js';
 
 export interface PersonRecord {
   id: number;
@@ -46,10 +47,15 @@ export class PersonReader {
     return [...this.each(projectId)];
   }
 
-  /** The project's persons in id order from `fromId` on, read as iterated. */
-  *each(projectId: number, fromId = 0): Generator<PersonRecord> {
-    for (const { value } of this.dbs.persons.getRange({ start: [projectId, fromId], end: [projectId + 1] })) {
+  /** The project's persons in id order, read as iterated. */
+  *each(projectId: number): Generator<PersonRecord> {
+    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
       yield value as PersonRecord;
     }
+  }
+
+  /** The project's persons in id order, read in slices (scan-in-slices.ts) until `visit` returns true. */
+  scan(projectId: number, pacing: ScanPacing, visit: (person: PersonRecord) => boolean): Promise<void> {
+    return scanInSlices(this.dbs.persons, { start: [projectId], end: [projectId + 1] }, pacing, (v) => visit(v as PersonRecord));
   }
 }

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FUTURE_PERSON_MARGIN_MS, newestPersonFirst, personMatches, type PersonFilter } from '../../src/persons/person-list-query.js';
-import { scanPersonByUuid, scanPersonsPage, type ScanPacing } from '../../src/persons/scan-persons.js';
+import { scanPersonByUuid, scanPersonsPage } from '../../src/persons/scan-persons.js';
+import type { ScanPacing } from '../../src/store/scan-in-slices.js';
 import { openStore, type StoreDatabases } from '../../src/store/open-store.js';
 import { PersonReader, type PersonRecord } from '../../src/store/person-store.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';

@@ -6,32 +6,29 @@
  *   as in PostHog): `{next, previous, results}`.
  * - `GET …/groups/find?group_type_index=N&group_key=K`: one group, or 404.
  * - `GET …/groups_types/`: every group type of the project by index, unpaginated.
+ * A list page reads every group of the type, in the worker pool (src/persons/scan-groups.ts).
  */
 import { HedgerowError } from '../../errors.js';
+import { checkGroupsCursor } from '../../persons/scan-groups.js';
+import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import type { GroupReader, GroupRecord } from '../../store/group-store.js';
+import type { GroupReader } from '../../store/group-store.js';
 import { projectRequest } from '../api-request.js';
-import { cursorPage, cursorUrl, decodeCursor, type CursorOrdering } from '../cursor-pagination.js';
-import { compareNewestFirst, groupMatches, renderFoundGroup, renderGroup, renderGroupType } from '../group-view.js';
+import { cursorUrl, decodeCursor } from '../cursor-pagination.js';
+import { renderFoundGroup, renderGroup, renderGroupType } from '../group-view.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
 
 export interface GroupsApiDeps {
   auth: AuthStore;
+  /** Point reads (`find`, group types), on the calling thread. */
   groups: GroupReader;
+  /** List pages, which read every group of the type, in the worker pool; undefined until it runs. */
+  scans: () => ScanPool | undefined;
 }
 
-/** PostHog's `GroupCursorPagination.page_size`. */
-export const GROUPS_PAGE_SIZE = 100;
-
 const PROJECT = '/api/projects/:project_id';
-
-const NEWEST_FIRST: CursorOrdering<GroupRecord> = {
-  position: (g) => g.created_at,
-  compare: compareNewestFirst,
-  valid: (p) => !Number.isNaN(Date.parse(p)),
-};
 
 export function addGroupsApiRoutes(router: Router, deps: GroupsApiDeps): void {
   router.add(['GET'], `${PROJECT}/groups`, 'api:groups', (req, params) => list(deps, req, params));
@@ -39,17 +36,15 @@ export function addGroupsApiRoutes(router: Router, deps: GroupsApiDeps): void {
   router.add(['GET'], `${PROJECT}/groups_types`, 'api:groups_types', (req, params) => types(deps, req, params));
 }
 
-function list(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpResponse {
+async function list(deps: GroupsApiDeps, http: HttpRequest, params: Params): Promise<HttpResponse> {
   const req = projectRequest(deps.auth, http, params, 'group:read');
   const q = req.query;
-  const index = groupTypeIndex(q);
+  const typeIndex = groupTypeIndex(q);
   const filter = { keyContains: q.get('group_key') ?? '', search: q.get('search') ?? undefined };
-  const cursor = decodeCursor(q.get('cursor'));
-  const matched = deps.groups
-    .list(req.project.id, index)
-    .filter((g) => groupMatches(g, filter))
-    .sort((a, b) => compareNewestFirst(a.created_at, b.created_at));
-  const page = cursorPage(matched, cursor, GROUPS_PAGE_SIZE, NEWEST_FIRST);
+  const cursor = checkGroupsCursor(decodeCursor(q.get('cursor')));
+  const scans = deps.scans();
+  if (!scans) throw new HedgerowError('HR_NOT_READY');
+  const page = await scans.groupsPage({ projectId: req.project.id, typeIndex, filter, cursor });
   return json(200, {
     next: page.next && cursorUrl(http, q, page.next),
     previous: page.previous && cursorUrl(http, q, page.previous),

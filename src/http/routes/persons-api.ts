@@ -10,7 +10,7 @@
  * person (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
  */
 import { HedgerowError } from '../../errors.js';
-import type { PersonsPool } from '../../pool/persons-pool.js';
+import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { PersonReader } from '../../store/person-store.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
@@ -27,7 +27,7 @@ export interface PersonsApiDeps {
   /** Point reads (a person by id, distinct ids), on the calling thread. */
   persons: PersonReader;
   /** Reads of every person (a list page, a UUID), in the worker pool; undefined until it runs. */
-  scans: () => PersonsPool | undefined;
+  scans: () => ScanPool | undefined;
 }
 
 const PERSONS = '/api/projects/:project_id/persons';
@@ -59,13 +59,13 @@ async function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): Pr
 /** The page: a scan in the pool, or one point read when `distinct_id` names the only candidate. */
 function pageOf(deps: PersonsApiDeps, query: PersonsPageQuery): Promise<PersonsPage> | PersonsPage {
   const { filter } = query;
-  if (filter.personId === undefined) return scans(deps).page(query);
+  if (filter.personId === undefined) return scans(deps).personsPage(query);
   const one = filter.personId === null ? undefined : deps.persons.get(query.projectId, filter.personId);
   const matched = one && personMatches(one, filter) ? [one] : [];
   return { persons: matched.slice(query.offset, query.offset + query.limit), total: matched.length };
 }
 
-function scans(deps: PersonsApiDeps): PersonsPool {
+function scans(deps: PersonsApiDeps): ScanPool {
   const pool = deps.scans();
   if (!pool) throw new HedgerowError('HR_NOT_READY');
   return pool;
@@ -92,7 +92,7 @@ async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params)
       `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${raw} instead.`,
     );
   }
-  const person = 'uuid' in ref ? await scans(deps).byUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
+  const person = 'uuid' in ref ? await scans(deps).personByUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
   if (!person) throw new HedgerowError('HR_NOT_FOUND');
   return json(200, retrievedPerson(person, deps.persons.distinctIdsOf(projectId, person.id)));
 }
