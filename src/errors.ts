@@ -263,6 +263,10 @@ export const ERRORS = Object.freeze({
   // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
   HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
 
+  // --- events ---
+  // EventViewSet.retrieve: an `:id` that Python's uuid.UUID does not read.
+  HR_EVENT_UUID_INVALID: entry(400, 'validation_error', 'invalid', 'Invalid UUID'),
+
   // --- persons and groups ---
   // PersonViewSet: an `:id` that is neither a UUID nor an integer (the detail names the id given).
   HR_PERSON_ID_INVALID: entry(

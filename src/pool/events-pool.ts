@@ -4,7 +4,8 @@
  * never scans, and a worker interleaves capture and flag tasks between slices. A page that has
  * not filled after `PAGE_BUDGET_MS` is answered with the events found so far and a `next` cursor
  * from where the scan stopped (a full scan of a few million events takes seconds), so a request
- * never waits long and following `next` still reaches every event.
+ * never waits long and following `next` still reaches every event. A lookup by UUID has no `next`
+ * to give, so it reads on until it finds the event or the log ends.
  */
 import type { EventsPage, ListEventsQuery, ListedEvent } from '../store/list-events.js';
 import type { WorkerPool } from './worker-pool.js';
@@ -29,8 +30,14 @@ export class EventsPool {
     this.pageBudgetMs = opts.pageBudgetMs ?? PAGE_BUDGET_MS;
   }
 
-  async list(q: ListEventsQuery): Promise<{ events: ListedEvent[]; nextCursor: string | undefined }> {
-    const until = Date.now() + this.pageBudgetMs;
+  /** The event with this UUID (canonical form): the whole log is read if need be, slice by slice. */
+  async find(projectId: number, uuid: string): Promise<ListedEvent | undefined> {
+    const { events } = await this.list({ projectId, uuid, limit: 1 }, Infinity);
+    return events[0];
+  }
+
+  async list(q: ListEventsQuery, budgetMs = this.pageBudgetMs): Promise<{ events: ListedEvent[]; nextCursor: string | undefined }> {
+    const until = Date.now() + budgetMs;
     const events: ListedEvent[] = [];
     let cursor = q.cursor;
     for (;;) {

@@ -5,8 +5,8 @@
  * The log has no secondary index, so a filter that matches little (`distinct_id` of one user,
  * an `event` name, an old `before`) reads the whole log: ~2 µs per event to decode, seconds for a
  * few million. Three things keep that cheap and bounded:
- * - a block whose bytes do not contain the `distinct_id` or `event` value as UTF-8 is skipped
- *   undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
+ * - a block whose bytes do not contain the `distinct_id`, `event` or `uuid` value as UTF-8 is
+ *   skipped undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
  * - an `after` ends the scan at blocks ingested long enough before it: ingestion never stores a
  *   timestamp more than `MAX_FUTURE_SKEW_MS` ahead of the time it was received (spec §5.4), and
  *   a block's key starts with its ingest time;
@@ -26,6 +26,8 @@ export interface ListEventsQuery {
   projectId: number;
   event?: string;
   distinctId?: string;
+  /** One event, by its UUID in canonical (lower-case) form. */
+  uuid?: string;
   /** Only events whose timestamp is after / before these instants (ms since epoch). */
   afterMs?: number;
   beforeMs?: number;
@@ -57,7 +59,7 @@ export function listEvents(
   shouldStop: () => boolean = () => false,
 ): EventsPage {
   const from = q.cursor ? decodeCursor(q.cursor) : undefined;
-  const needles = [q.distinctId, q.event].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
+  const needles = [q.distinctId, q.event, q.uuid].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
   const oldestKeyMicros = q.afterMs === undefined ? -Infinity : (q.afterMs - MAX_FUTURE_SKEW_MS - CLOCK_STEP_SLACK_MS) * 1000;
   const filter = eventFilter(q);
   const out: ListedEvent[] = [];
@@ -123,6 +125,7 @@ function matches(e: StoredEvent, f: EventFilter): boolean {
   if (e.project_id !== q.projectId) return false;
   if (q.event !== undefined && e.event !== q.event) return false;
   if (q.distinctId !== undefined && e.distinct_id !== q.distinctId) return false;
+  if (q.uuid !== undefined && e.uuid !== q.uuid) return false;
   if (f.afterIso !== undefined || f.beforeIso !== undefined) {
     const t = e.timestamp;
     if (t.length !== ISO_LENGTH || t[ISO_LENGTH - 1] !== 'Z') return matchesParsed(Date.parse(t), q);

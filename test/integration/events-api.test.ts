@@ -139,6 +139,32 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(new Set(seen).size).toBe(25);
   });
 
+  it('retrieves one event by its UUID, in any form Python reads, and 404s for an unknown one', async () => {
+    const id = uniqueId('retrieve');
+    const uuid = randomUUID();
+    await capture([
+      { uuid, event: 'retrieved', distinct_id: id, properties: { plan: 'pro' }, timestamp: '2024-05-01T10:00:00.000Z' },
+      { uuid: randomUUID(), event: 'other', distinct_id: id },
+    ]);
+    const listed = (await listEvents(d, { distinct_id: id, event: 'retrieved' })).results[0];
+    const h = bearer(d.personalKey);
+    const hex = uuid.replaceAll('-', '');
+    for (const form of [uuid, uuid.toUpperCase(), hex, `{${uuid}}`, `urn:uuid:${uuid}`]) {
+      const r = await api(`/api/projects/1/events/${encodeURIComponent(form)}/`, h);
+      expect({ form, status: r.status, body: r.json }).toEqual({ form, status: 200, body: listed });
+    }
+    expect(listed).toMatchObject({ id: uuid, event: 'retrieved', distinct_id: id, timestamp: '2024-05-01T10:00:00.000Z' });
+    expect((listed!.properties as Record<string, unknown>)['plan']).toBe('pro');
+
+    const unknown = randomUUID();
+    const missing = await api(`/api/projects/1/events/${unknown}`, h);
+    expect([missing.status, missing.json]).toEqual([404, errorBody('invalid_request', 'not_found', `No events exist for event UUID ${unknown}`)]);
+    const invalid = await api('/api/projects/1/events/not-a-uuid/', h);
+    expect([invalid.status, invalid.json]).toEqual([400, errorBody('validation_error', 'invalid', 'Invalid UUID')]);
+    const noKey = await api(`/api/projects/1/events/${uuid}/`);
+    expect(noKey.status).toBe(401);
+  });
+
   it('400 for a bad limit, cursor or date', async () => {
     const h = bearer(d.personalKey);
     const limit = await api('/api/projects/1/events/?limit=0', h);

@@ -1,9 +1,12 @@
 /**
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
- * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`. The log
- * is read in the worker pool (src/pool/events-pool.ts), never on the thread that serves capture.
+ * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
+ * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
+ * The log is read in the worker pool (src/pool/events-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
+import type { StoredEvent } from '../../ingest/types.js';
+import { canonicalUuid } from '../../persons/person-list-query.js';
 import type { EventsPool } from '../../pool/events-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { ListEventsQuery } from '../../store/list-events.js';
@@ -16,27 +19,49 @@ import type { HttpRequest } from '../types.js';
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
-export function addEventsApiRoutes(router: Router, deps: { auth: AuthStore; events: () => EventsPool | undefined }): void {
+interface EventsApiDeps {
+  auth: AuthStore;
+  events: () => EventsPool | undefined;
+}
+
+export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
   router.add(['GET'], '/api/projects/:project_id/events', 'api:events', async (req, params) => {
     const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
     const list = listQuery(project.id, query);
-    const events = deps.events();
-    if (!events) throw new HedgerowError('HR_NOT_READY');
-    const page = await events.list(list);
+    const page = await eventsPool(deps).list(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
-      results: page.events.map(({ event: e }) => ({
-        id: e.uuid,
-        event: e.event,
-        distinct_id: e.distinct_id,
-        properties: e.properties,
-        timestamp: e.timestamp,
-        created_at: e.created_at,
-        elements: [],
-        elements_chain: '',
-      })),
+      results: page.events.map(({ event }) => renderEvent(event)),
     });
   });
+  router.add(['GET'], '/api/projects/:project_id/events/:id', 'api:event', async (req, params) => {
+    const { project } = projectRequest(deps.auth, req, params, 'query:read');
+    const raw = params.id ?? '';
+    const uuid = canonicalUuid(raw);
+    if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
+    const found = await eventsPool(deps).find(project.id, uuid);
+    if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
+    return json(200, renderEvent(found.event));
+  });
+}
+
+function eventsPool(deps: EventsApiDeps): EventsPool {
+  const pool = deps.events();
+  if (!pool) throw new HedgerowError('HR_NOT_READY');
+  return pool;
+}
+
+function renderEvent(e: StoredEvent): Record<string, unknown> {
+  return {
+    id: e.uuid,
+    event: e.event,
+    distinct_id: e.distinct_id,
+    properties: e.properties,
+    timestamp: e.timestamp,
+    created_at: e.created_at,
+    elements: [],
+    elements_chain: '',
+  };
 }
 
 function listQuery(projectId: number, q: URLSearchParams): ListEventsQuery {
