@@ -119,7 +119,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const flags = new FlagStore(dbs, activity, dashboards);
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
-  addCohortsApiRoutes(router, { auth, cohorts, persons: new PersonReader(dbs) });
+  addCohortsApiRoutes(router, { auth, cohorts, scans: () => scanPool });
   addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans: () => scanPool });
   addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans: () => scanPool });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });

@@ -9,7 +9,7 @@ import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
 import { scanGroupsPage } from '../src/persons/scan-groups.js';
-import { scanPersonByUuid, scanPersonsPage } from '../src/persons/scan-persons.js';
+import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../src/persons/scan-persons.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
@@ -48,6 +48,8 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       return scanPersonsPage(persons, task.query, pacing(task.sliceMs));
     case 'person-by-uuid':
       return scanPersonByUuid(persons, task.projectId, task.uuid, pacing(task.sliceMs)).then((person) => ({ person }));
+    case 'persons-named':
+      return scanPersonsNamed(persons, task.query, pacing(task.sliceMs));
     case 'groups-page':
       return scanGroupsPage(groups, task.query, pacing(task.sliceMs));
     case 'flags': {

@@ -1,6 +1,7 @@
 /**
  * The persons API's questions that read every person of a project (there is no index by
- * `created_at`, email or UUID): a page of the list, and the person with a UUID. They run in the
+ * `created_at`, email or UUID): a page of the list, the person with a UUID, and the distinct ids
+ * of the persons a static cohort's upload names. They run in the
  * worker pool, never on the main thread (100,000 persons took 0.3–0.5 s there, during which no
  * capture was acknowledged), and read in slices of `sliceMs`, awaiting `pause()` between slices so
  * that the worker's capture and flag tasks run in between.
@@ -58,4 +59,30 @@ export async function scanPersonByUuid(
     return true;
   });
   return found;
+}
+
+export interface PersonsNamedQuery {
+  projectId: number;
+  /** `uuid`: values are person UUIDs in lower case; `email`: values equal the `email` property. */
+  by: 'uuid' | 'email';
+  values: readonly string[];
+}
+
+export interface PersonsNamed {
+  /** How many stored persons the values name. */
+  persons: number;
+  /** Every distinct id of those persons. */
+  distinctIds: string[];
+}
+
+/** The persons a static cohort's members name by UUID or email, with all their distinct ids. */
+export async function scanPersonsNamed(persons: PersonReader, q: PersonsNamedQuery, pacing: ScanPacing): Promise<PersonsNamed> {
+  const wanted = new Set(q.values);
+  const named: number[] = [];
+  await persons.scan(q.projectId, pacing, (p) => {
+    const value = q.by === 'uuid' ? p.uuid.toLowerCase() : p.properties.email;
+    if (typeof value === 'string' && wanted.has(value)) named.push(p.id);
+    return false;
+  });
+  return { persons: named.length, distinctIds: named.flatMap((id) => persons.distinctIdsOf(q.projectId, id)) };
 }

@@ -1,11 +1,11 @@
 /**
- * The API reads that go through a whole table (a persons or groups list page, a person by UUID:
- * none of them has an index) run in a worker, in slices of `SLICE_MS` with the worker's other
+ * The API reads that go through a whole table (a persons or groups list page, a person by UUID,
+ * the persons a static cohort's upload names: none of them has an index) run in a worker, in slices of `SLICE_MS` with the worker's other
  * tasks between them (src/store/scan-in-slices.ts), never on the main thread.
  */
 import type { CursorPage } from '../http/cursor-pagination.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
-import type { PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
+import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
 import type { GroupRecord } from '../store/group-store.js';
 import type { PersonRecord } from '../store/person-store.js';
 import type { PersonByUuidResult } from './tasks.js';
@@ -23,6 +23,10 @@ export class ScanPool {
   async personByUuid(projectId: number, uuid: string): Promise<PersonRecord | undefined> {
     const { person } = await this.pool.run<PersonByUuidResult>({ kind: 'person-by-uuid', projectId, uuid, sliceMs: SLICE_MS });
     return person;
+  }
+
+  personsNamed(query: PersonsNamedQuery): Promise<PersonsNamed> {
+    return this.pool.run<PersonsNamed>({ kind: 'persons-named', query, sliceMs: SLICE_MS });
   }
 
   groupsPage(query: GroupsPageQuery): Promise<CursorPage<GroupRecord>> {

@@ -5,7 +5,7 @@ import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
 import type { CursorPage } from '../http/cursor-pagination.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
-import type { PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
+import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
 import type { GroupRecord } from '../store/group-store.js';
 import type { PersonRecord } from '../store/person-store.js';
 import type { EventsPage, ListEventsQuery } from '../store/list-events.js';
@@ -52,6 +52,13 @@ export interface PersonByUuidTask {
   sliceMs: number;
 }
 
+/** The distinct ids of the persons a static cohort's members name, read in slices of `sliceMs`. */
+export interface PersonsNamedTask {
+  kind: 'persons-named';
+  query: PersonsNamedQuery;
+  sliceMs: number;
+}
+
 /** A page of the groups list, read in slices of `sliceMs` (src/persons/scan-groups.ts). */
 export interface GroupsPageTask {
   kind: 'groups-page';
@@ -69,6 +76,7 @@ export type PoolTask =
   | EventsTask
   | PersonsPageTask
   | PersonByUuidTask
+  | PersonsNamedTask
   | GroupsPageTask
   | PingTask;
 
@@ -103,5 +111,6 @@ export type PoolTaskResult =
   | EventsPage
   | PersonsPage
   | PersonByUuidResult
+  | PersonsNamed
   | CursorPage<GroupRecord>
   | PongResult;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FUTURE_PERSON_MARGIN_MS, newestPersonFirst, personMatches, type PersonFilter } from '../../src/persons/person-list-query.js';
-import { scanPersonByUuid, scanPersonsPage } from '../../src/persons/scan-persons.js';
+import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../../src/persons/scan-persons.js';
 import type { ScanPacing } from '../../src/store/scan-in-slices.js';
 import { openStore, type StoreDatabases } from '../../src/store/open-store.js';
 import { PersonReader, type PersonRecord } from '../../src/store/person-store.js';
@@ -30,6 +30,7 @@ function storeWithPersons(): { dbs: StoreDatabases; all: PersonRecord[] } {
       };
       all.push(p);
       dbs.persons.putSync([1, id], p);
+      for (const d of [`d${id}`, `d${id}-b`]) dbs.personDistinctIds.putSync([1, id, d], null);
     }
     dbs.persons.putSync([2, 1], { ...all[0]!, uuid: '0190a000-0000-7000-8000-999999999999' });
   });
@@ -78,5 +79,21 @@ describe('scanPersonByUuid', () => {
     expect([found?.id, pacing.pauses]).toEqual([150, 149]);
     expect(await scanPersonByUuid(reader, 1, '0190a000-0000-7000-8000-999999999999', everyPerson())).toBeUndefined();
     expect((await scanPersonByUuid(reader, 2, '0190a000-0000-7000-8000-999999999999', everyPerson()))?.id).toBe(1);
+  });
+});
+
+describe('scanPersonsNamed', () => {
+  it('finds persons by lower-case UUID or exact email, with every distinct id of each', async () => {
+    const { dbs } = storeWithPersons();
+    const reader = new PersonReader(dbs);
+    const byUuid = await scanPersonsNamed(
+      reader,
+      { projectId: 1, by: 'uuid', values: ['0190a000-0000-7000-8000-000000000007', '0190a000-0000-7000-8000-000000000290', 'nobody'] },
+      everyPerson(),
+    );
+    expect(byUuid).toEqual({ persons: 2, distinctIds: ['d7', 'd7-b', 'd290', 'd290-b'] });
+    const byEmail = await scanPersonsNamed(reader, { projectId: 1, by: 'email', values: ['p9@example.com', 'P12@example.com', 'p10@example.com'] }, everyPerson());
+    expect(byEmail).toEqual({ persons: 1, distinctIds: ['d9', 'd9-b'] });
+    expect(await scanPersonsNamed(reader, { projectId: 2, by: 'email', values: ['p9@example.com'] }, everyPerson())).toEqual({ persons: 0, distinctIds: [] });
   });
 });

@@ -14,9 +14,10 @@ import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '..
 import { HedgerowError, isHedgerowError } from '../../errors.js';
 import { cohortIdOf } from '../../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
+import type { PersonsNamedQuery } from '../../persons/scan-persons.js';
+import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
-import type { PersonReader, PersonRecord } from '../../store/person-store.js';
 import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
 import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
@@ -28,7 +29,8 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 export interface CohortsApiDeps {
   auth: AuthStore;
   cohorts: CohortStore;
-  persons: PersonReader;
+  /** Resolves members named by person UUID or email (a read of every person), in the worker pool. */
+  scans: () => ScanPool | undefined;
 }
 
 /** PostHog's DEFAULT_COHORT_INSERT_BATCH_SIZE: most persons one `add_persons_to_static_cohort` takes. */
@@ -74,7 +76,7 @@ class CohortsApi {
   async create(http: HttpRequest, params: Params): Promise<HttpResponse> {
     const { form, csv } = await readMultipartBody(http);
     const req = this.request(form, params, 'cohort:write');
-    const upload = csv && this.readCsvUpload(req.project.id, csv);
+    const upload = csv && (await this.readCsvUpload(req.project.id, csv));
     const cohort = this.deps.cohorts.create(
       req.project.id,
       req.principal.user.id,
@@ -93,7 +95,7 @@ class CohortsApi {
     const { form, csv } = await readMultipartBody(http);
     const req = this.request(form, params, 'cohort:write');
     const existing = this.cohortOf(req, params);
-    const upload = csv && this.readCsvUpload(req.project.id, csv);
+    const upload = csv && (await this.readCsvUpload(req.project.id, csv));
     let write: CohortWrite = {};
     const cohort = this.deps.cohorts.update(
       req.project.id,
@@ -116,7 +118,7 @@ class CohortsApi {
    * member when any of its distinct ids is); unknown uuids are ignored, as PostHog ignores them.
    * PostHog's checks, in its order.
    */
-  addPersons(http: HttpRequest, params: Params): HttpResponse {
+  async addPersons(http: HttpRequest, params: Params): Promise<HttpResponse> {
     const req = this.request(http, params, 'cohort:write');
     const cohort = this.cohortOf(req, params);
     if (cohort.deleted) throw new HedgerowError('HR_NOT_FOUND');
@@ -126,8 +128,8 @@ class CohortsApi {
     if (!Array.isArray(ids)) throw invalid('person_ids must be a list');
     if (ids.length === 0) throw invalid('person_ids cannot be empty');
     if (ids.length > MAX_PERSONS_PER_ADD) throw invalid('List size exceeds limit');
-    const wanted = new Set(ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase()));
-    const { persons, distinctIds } = distinctIdsOfPersons(this.deps.persons, req.project.id, (p) => wanted.has(p.uuid.toLowerCase()));
+    const values = ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase());
+    const { persons, distinctIds } = await this.scans().personsNamed({ projectId: req.project.id, by: 'uuid', values });
     if (persons === 0) throw invalid('No valid users to add to cohort');
     this.deps.cohorts.addStaticMembers(req.project.id, cohort.id, distinctIds);
     return json(200, { success: true });
@@ -138,7 +140,7 @@ class CohortsApi {
    * distinct id of each stored person it names (by UUID, or by an `email` person property equal to
    * the value); IDs naming nobody are skipped, as PostHog skips them.
    */
-  private readCsvUpload(projectId: number, bytes: Uint8Array): CsvUpload {
+  private async readCsvUpload(projectId: number, bytes: Uint8Array): Promise<CsvUpload> {
     let csv: StaticCohortCsv;
     try {
       csv = readStaticCohortCsv(bytes);
@@ -148,12 +150,15 @@ class CohortsApi {
     }
     const { idType, ids } = csv;
     if (idType === 'distinct_id') return { distinctIds: memberDistinctIds(ids) };
-    const wanted = new Set(idType === 'person_id' ? ids.map((id) => id.toLowerCase()) : ids);
-    const named =
-      idType === 'person_id'
-        ? (p: PersonRecord) => wanted.has(p.uuid.toLowerCase())
-        : (p: PersonRecord) => typeof p.properties.email === 'string' && wanted.has(p.properties.email);
-    return { distinctIds: distinctIdsOfPersons(this.deps.persons, projectId, named).distinctIds };
+    const query: PersonsNamedQuery =
+      idType === 'person_id' ? { projectId, by: 'uuid', values: ids.map((id) => id.toLowerCase()) } : { projectId, by: 'email', values: ids };
+    return { distinctIds: (await this.scans().personsNamed(query)).distinctIds };
+  }
+
+  private scans(): ScanPool {
+    const pool = this.deps.scans();
+    if (!pool) throw new HedgerowError('HR_NOT_READY');
+    return pool;
   }
 
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
@@ -252,18 +257,3 @@ function csvMembers(upload: CsvUpload | undefined): readonly string[] {
   return upload.distinctIds;
 }
 
-/** Every distinct id of the stored persons `named` picks (a scan: persons have no UUID or email index). */
-function distinctIdsOfPersons(
-  reader: PersonReader,
-  projectId: number,
-  named: (p: PersonRecord) => boolean,
-): { persons: number; distinctIds: string[] } {
-  const distinctIds: string[] = [];
-  let persons = 0;
-  for (const person of reader.each(projectId)) {
-    if (!named(person)) continue;
-    persons++;
-    distinctIds.push(...reader.distinctIdsOf(projectId, person.id));
-  }
-  return { persons, distinctIds };
-}
