@@ -27,7 +27,6 @@ import { createMetrics, type Metrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
 import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
-import { EventsPool } from './pool/events-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
 import { DefinitionsCache } from './evaluation/definitions-cache.js';
@@ -90,7 +89,6 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
-  let eventsPool: EventsPool | undefined;
   let scanPool: ScanPool | undefined;
   let processor: PersonProcessorThread | undefined;
   let processorCrashed = false;
@@ -112,7 +110,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  addEventsApiRoutes(router, { auth, events: () => eventsPool });
+  addEventsApiRoutes(router, { auth, scans: () => scanPool });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
   const dashboards = new DashboardStore(dbs);
@@ -273,7 +271,6 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   processor = liveProcessor;
   pool = livePool;
   flagsPool = liveFlagsPool;
-  eventsPool = new EventsPool(workerPool);
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
   log.info(
@@ -297,7 +294,6 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
     pool = undefined;
     flagsPool = undefined;
-    eventsPool = undefined;
     scanPool = undefined;
     livePool.close();
     await workerPool.close();

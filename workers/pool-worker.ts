@@ -1,10 +1,8 @@
 /**
  * Piscina task module: a thin adapter that opens the store once per worker and runs capture
- * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/), slices of events API
- * pages (src/store/list-events.ts) and the persons and groups lists' scans (src/persons/) for the
- * main thread.
+ * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/) and the API reads that
+ * go through a whole table (src/pool/scan-pool.ts) for the main thread.
  */
-import { performance } from 'node:perf_hooks';
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
@@ -13,7 +11,7 @@ import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../src/pers
 import { runCaptureGroup } from '../src/pool/capture-group.js';
 import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
-import { listEvents } from '../src/store/list-events.js';
+import { listEventsPaced } from '../src/store/list-events.js';
 import { openStore } from '../src/store/open-store.js';
 import type { ScanPacing } from '../src/store/scan-in-slices.js';
 import { GroupReader } from '../src/store/group-store.js';
@@ -40,10 +38,8 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       return { nice };
     case 'capture':
       return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
-    case 'events': {
-      const until = performance.now() + task.sliceMs;
-      return listEvents(dbs, task.query, () => performance.now() >= until);
-    }
+    case 'events-page':
+      return listEventsPaced(dbs, task.query, pacing(task.sliceMs), task.budgetMs);
     case 'persons-page':
       return scanPersonsPage(persons, task.query, pacing(task.sliceMs));
     case 'person-by-uuid':

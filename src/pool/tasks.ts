@@ -8,7 +8,7 @@ import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
 import type { GroupRecord } from '../store/group-store.js';
 import type { PersonRecord } from '../store/person-store.js';
-import type { EventsPage, ListEventsQuery } from '../store/list-events.js';
+import type { EventsApiPage, ListEventsQuery } from '../store/list-events.js';
 
 import type { NiceResult } from '../util/thread-priority.js';
 
@@ -30,11 +30,12 @@ export interface FlagsTask {
   requests: FlagsHttpRequest[];
 }
 
-/** A slice of an events API page: the worker scans the log for at most `sliceMs`. */
-export interface EventsTask {
-  kind: 'events';
+/** A page of the events API, read in slices of `sliceMs` for at most `budgetMs` (src/store/list-events.ts). */
+export interface EventsPageTask {
+  kind: 'events-page';
   query: ListEventsQuery;
   sliceMs: number;
+  budgetMs: number;
 }
 
 /** A page of the persons list, read in slices of `sliceMs` (src/persons/scan-persons.ts). */
@@ -73,7 +74,7 @@ export interface PingTask {
 export type PoolTask =
   | CaptureTask
   | FlagsTask
-  | EventsTask
+  | EventsPageTask
   | PersonsPageTask
   | PersonByUuidTask
   | PersonsNamedTask
@@ -108,7 +109,7 @@ export interface PersonByUuidResult {
 export type PoolTaskResult =
   | CaptureTaskResult
   | FlagsTaskResult
-  | EventsPage
+  | EventsApiPage
   | PersonsPage
   | PersonByUuidResult
   | PersonsNamed

@@ -12,12 +12,14 @@
  *   a block's key starts with its ingest time;
  * - the caller's `shouldStop` is asked after every block, and a page cut short by it carries a
  *   cursor to where the scan stopped, so the next call goes on from there.
+ * The events API reads its pages with `listEventsPaced` in the worker pool (src/pool/scan-pool.ts).
  */
 import { formatIsoMs, ISO_MAX_MS, ISO_MIN_MS } from '../ingest/iso-format.js';
 import { MAX_FUTURE_SKEW_MS } from '../limits.js';
 import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from './event-log.js';
 import type { EventKey, StoreDatabases } from './open-store.js';
+import type { ScanPacing } from './scan-in-slices.js';
 
 /** Room for the clock stepping back between an event's normalization and its block's key. */
 const CLOCK_STEP_SLACK_MS = 60 * 60 * 1000;
@@ -50,6 +52,37 @@ export interface EventsPage {
   nextCursor?: string;
   /** `full`: `limit` events; `end`: nothing older can match; `budget`: `shouldStop` said so. */
   stop: 'full' | 'end' | 'budget';
+}
+
+/**
+ * One page read in slices of `pacing.sliceMs`, awaiting `pacing.pause()` between them, for at most
+ * `budgetMs`: then what was found so far, with a cursor to go on from (`Infinity`: to the end).
+ */
+export async function listEventsPaced(
+  dbs: Pick<StoreDatabases, 'events'>,
+  q: ListEventsQuery,
+  pacing: ScanPacing,
+  budgetMs: number,
+): Promise<EventsApiPage> {
+  const until = performance.now() + budgetMs;
+  const events: ListedEvent[] = [];
+  let cursor = q.cursor;
+  for (;;) {
+    const sliceEnd = performance.now() + pacing.sliceMs;
+    const query: ListEventsQuery = { ...q, limit: q.limit - events.length };
+    if (cursor !== undefined) query.cursor = cursor;
+    const slice = listEvents(dbs, query, () => performance.now() >= sliceEnd);
+    events.push(...slice.events);
+    if (slice.stop !== 'budget' || performance.now() >= until) return { events, nextCursor: slice.nextCursor };
+    cursor = slice.nextCursor;
+    await pacing.pause();
+  }
+}
+
+/** What the events API answers: the events, and where the next page starts unless the log is done. */
+export interface EventsApiPage {
+  events: ListedEvent[];
+  nextCursor: string | undefined;
 }
 
 /** One page, or less of one where `shouldStop()` (asked after each block) answers true. */

@@ -1,12 +1,13 @@
 /**
  * Events API pages from a real event log in a temporary store: order, cursors, pages cut short
- * by the scan budget, the byte prefilter, the `after` cut-off and the time bounds.
+ * by the scan budget, the byte prefilter, the `after` cut-off and the time bounds, and pages read
+ * in slices with pauses between them.
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/ingest/types.js';
 import { MAX_FUTURE_SKEW_MS } from '../../src/limits.js';
 import { encodeBlock, encodeEvent } from '../../src/store/event-log.js';
-import { decodeCursor, listEvents, type EventsPage, type ListEventsQuery } from '../../src/store/list-events.js';
+import { decodeCursor, listEvents, listEventsPaced, type EventsPage, type ListEventsQuery } from '../../src/store/list-events.js';
 import { openStore, type EventKey, type StoreDatabases } from '../../src/store/open-store.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -46,7 +47,7 @@ function tenBlocks(): Array<{ atMs: number; events: StoredEvent[] }> {
   }));
 }
 
-const numbers = (page: EventsPage) => page.events.map((e) => e.event.properties['n']);
+const numbers = (page: Pick<EventsPage, 'events'>) => page.events.map((e) => e.event.properties['n']);
 
 /** Every page from the first, following each page's cursor. */
 function allPages(dbs: StoreDatabases, q: ListEventsQuery, shouldStop?: () => boolean): EventsPage[] {
@@ -156,5 +157,47 @@ describe('listEvents', () => {
     for (const bad of ['', 'abc', Buffer.from('1.2.3').toString('base64url'), Buffer.from('1.2.3.-4').toString('base64url')]) {
       expect(() => decodeCursor(bad)).toThrow(RangeError);
     }
+  });
+});
+
+describe('listEventsPaced', () => {
+  const paced = () => {
+    const p = { sliceMs: 0, pauses: 0, pause: async () => void p.pauses++ };
+    return p;
+  };
+
+  it('joins slices of one block each into the page one read gives', async () => {
+    const dbs = await withLog(tenBlocks());
+    const q: ListEventsQuery = { projectId: 1, limit: 20, distinctId: 'user-2' };
+    const whole = listEvents(dbs, q);
+    const pacing = paced();
+    const page = await listEventsPaced(dbs, q, pacing, Infinity);
+    expect(numbers(page)).toEqual(numbers(whole));
+    expect(page.nextCursor).toBe(whole.nextCursor);
+    expect(pacing.pauses).toBeGreaterThan(5);
+    const rest = await listEventsPaced(dbs, { ...q, cursor: page.nextCursor! }, paced(), Infinity);
+    expect(numbers(rest)).toEqual(numbers(listEvents(dbs, { ...q, cursor: whole.nextCursor! })));
+    expect(rest.nextCursor).toBeUndefined();
+  });
+
+  it('answers with what it found and a cursor once its budget is spent', async () => {
+    const dbs = await withLog(tenBlocks());
+    const q: ListEventsQuery = { projectId: 1, limit: 100 };
+    let page = await listEventsPaced(dbs, q, paced(), 0);
+    expect(numbers(page)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90]); // one block
+    const seen = numbers(page);
+    while (page.nextCursor !== undefined) {
+      page = await listEventsPaced(dbs, { ...q, cursor: page.nextCursor }, paced(), 0);
+      seen.push(...numbers(page));
+    }
+    expect(seen).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i));
+  });
+
+  it('finds one event by UUID', async () => {
+    const dbs = await withLog(tenBlocks());
+    const uuid = event(42).uuid;
+    const page = await listEventsPaced(dbs, { projectId: 1, uuid, limit: 1 }, paced(), Infinity);
+    expect(page.events.map((e) => e.event.uuid)).toEqual([uuid]);
+    expect((await listEventsPaced(dbs, { projectId: 1, uuid: event(1000).uuid, limit: 1 }, paced(), Infinity)).events).toEqual([]);
   });
 });

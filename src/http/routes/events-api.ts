@@ -2,12 +2,12 @@
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
  * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
- * The log is read in the worker pool (src/pool/events-pool.ts), never on the thread that serves capture.
+ * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
 import type { StoredEvent } from '../../ingest/types.js';
 import { canonicalUuid } from '../../persons/person-list-query.js';
-import type { EventsPool } from '../../pool/events-pool.js';
+import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { ListEventsQuery } from '../../store/list-events.js';
 import { decodeCursor } from '../../store/list-events.js';
@@ -21,14 +21,15 @@ const MAX_LIMIT = 1000;
 
 interface EventsApiDeps {
   auth: AuthStore;
-  events: () => EventsPool | undefined;
+  /** Reads of the log, in the worker pool; undefined until it runs. */
+  scans: () => ScanPool | undefined;
 }
 
 export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
   router.add(['GET'], '/api/projects/:project_id/events', 'api:events', async (req, params) => {
     const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
     const list = listQuery(project.id, query);
-    const page = await eventsPool(deps).list(list);
+    const page = await scans(deps).eventsPage(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
       results: page.events.map(({ event }) => renderEvent(event)),
@@ -39,14 +40,14 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const raw = params.id ?? '';
     const uuid = canonicalUuid(raw);
     if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
-    const found = await eventsPool(deps).find(project.id, uuid);
+    const found = await scans(deps).eventByUuid(project.id, uuid);
     if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
-    return json(200, renderEvent(found.event));
+    return json(200, renderEvent(found));
   });
 }
 
-function eventsPool(deps: EventsApiDeps): EventsPool {
-  const pool = deps.events();
+function scans(deps: EventsApiDeps): ScanPool {
+  const pool = deps.scans();
   if (!pool) throw new HedgerowError('HR_NOT_READY');
   return pool;
 }
