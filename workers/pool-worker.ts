@@ -29,8 +29,16 @@ const auth = new AuthStore(dbs);
 const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
 const persons = new PersonReader(dbs);
 const groups = new GroupReader(dbs);
-/** Between the slices of a long read, this worker's other tasks run. */
-const pacing = (sliceMs: number): ScanPacing => ({ sliceMs, pause: () => new Promise((resume) => setImmediate(resume)) });
+/**
+ * Starts a read of a whole table: from a fresh snapshot, so that it sees every commit made before
+ * the request (an acknowledged event is listed at once; this thread's read transaction can
+ * otherwise lag behind the main thread's commits), and with this worker's other tasks run
+ * between its slices.
+ */
+function pacing(sliceMs: number): ScanPacing {
+  dbs.root.resetReadTxn();
+  return { sliceMs, pause: () => new Promise((resume) => setImmediate(resume)) };
+}
 
 export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskResult> {
   switch (task.kind) {

@@ -139,6 +139,17 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(new Set(seen).size).toBe(25);
   });
 
+  it('lists and retrieves an event as soon as its capture is acknowledged', async () => {
+    // The log is read in a pool worker, whose read snapshot must not lag behind the commit.
+    for (let i = 0; i < 30; i++) {
+      const id = uniqueId('at-once');
+      const uuid = randomUUID();
+      await capture([{ uuid, event: 'at once', distinct_id: id }]);
+      expect((await listEvents(d, { distinct_id: id })).results.map((e) => e.id)).toEqual([uuid]);
+      expect((await api(`/api/projects/1/events/${uuid}/`, bearer(d.personalKey))).status).toBe(200);
+    }
+  });
+
   it('retrieves one event by its UUID, in any form Python reads, and 404s for an unknown one', async () => {
     const id = uniqueId('retrieve');
     const uuid = randomUUID();
