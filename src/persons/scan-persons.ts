@@ -1,10 +1,10 @@
 /**
  * The persons API's questions that read every person of a project (there is no index by
  * `created_at`, email or UUID): a page of the list, the person with a UUID, and the distinct ids
- * of the persons a static cohort's upload names. They run in the
- * worker pool, never on the main thread (100,000 persons took 0.3–0.5 s there, during which no
- * capture was acknowledged), and read in slices of `sliceMs`, awaiting `pause()` between slices so
- * that the worker's capture and flag tasks run in between.
+ * of the persons a static cohort's upload names. They run in the worker pool, never on the main
+ * thread (100,000 persons took 0.3–0.5 s there, during which no capture was acknowledged), and
+ * read in slices of `sliceMs`, awaiting `pause()` between slices so that the worker's capture and
+ * flag tasks run in between.
  *
  * A page keeps only the `offset + limit` newest matches while it reads, not every person.
  */

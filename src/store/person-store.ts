@@ -42,18 +42,6 @@ export class PersonReader {
     return id === undefined ? undefined : this.get(projectId, id);
   }
 
-  /** Every person of the project, in person id order (the persons API filters and orders them). */
-  list(projectId: number): PersonRecord[] {
-    return [...this.each(projectId)];
-  }
-
-  /** The project's persons in id order, read as iterated. */
-  *each(projectId: number): Generator<PersonRecord> {
-    for (const { value } of this.dbs.persons.getRange({ start: [projectId], end: [projectId + 1] })) {
-      yield value as PersonRecord;
-    }
-  }
-
   /** The project's persons in id order, read in slices (scan-in-slices.ts) until `visit` returns true. */
   scan(projectId: number, pacing: ScanPacing, visit: (person: PersonRecord) => boolean): Promise<void> {
     return scanInSlices(this.dbs.persons, { start: [projectId], end: [projectId + 1] }, pacing, (v) => visit(v as PersonRecord));
