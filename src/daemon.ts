@@ -110,16 +110,21 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  addEventsApiRoutes(router, { auth, scans: () => scanPool });
+  /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
+  const scans = (): ScanPool => {
+    if (!scanPool) throw new HedgerowError('HR_NOT_READY');
+    return scanPool;
+  };
+  addEventsApiRoutes(router, { auth, scans });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
   const dashboards = new DashboardStore(dbs);
   const flags = new FlagStore(dbs, activity, dashboards);
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
-  addCohortsApiRoutes(router, { auth, cohorts, scans: () => scanPool });
-  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans: () => scanPool });
-  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans: () => scanPool });
+  addCohortsApiRoutes(router, { auth, cohorts, scans });
+  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
+  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.

@@ -29,8 +29,8 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 export interface CohortsApiDeps {
   auth: AuthStore;
   cohorts: CohortStore;
-  /** Resolves members named by person UUID or email (a read of every person), in the worker pool. */
-  scans: () => ScanPool | undefined;
+  /** Resolves members named by person UUID or email (a read of every person), in the worker pool (throws 503 `not_ready` until it runs). */
+  scans: () => ScanPool;
 }
 
 /** PostHog's DEFAULT_COHORT_INSERT_BATCH_SIZE: most persons one `add_persons_to_static_cohort` takes. */
@@ -129,7 +129,7 @@ class CohortsApi {
     if (ids.length === 0) throw invalid('person_ids cannot be empty');
     if (ids.length > MAX_PERSONS_PER_ADD) throw invalid('List size exceeds limit');
     const values = ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase());
-    const { persons, distinctIds } = await this.scans().personsNamed({ projectId: req.project.id, by: 'uuid', values });
+    const { persons, distinctIds } = await this.deps.scans().personsNamed({ projectId: req.project.id, by: 'uuid', values });
     if (persons === 0) throw invalid('No valid users to add to cohort');
     this.deps.cohorts.addStaticMembers(req.project.id, cohort.id, distinctIds);
     return json(200, { success: true });
@@ -152,13 +152,7 @@ class CohortsApi {
     if (idType === 'distinct_id') return { distinctIds: memberDistinctIds(ids) };
     const query: PersonsNamedQuery =
       idType === 'person_id' ? { projectId, by: 'uuid', values: ids.map((id) => id.toLowerCase()) } : { projectId, by: 'email', values: ids };
-    return { distinctIds: (await this.scans().personsNamed(query)).distinctIds };
-  }
-
-  private scans(): ScanPool {
-    const pool = this.deps.scans();
-    if (!pool) throw new HedgerowError('HR_NOT_READY');
-    return pool;
+    return { distinctIds: (await this.deps.scans().personsNamed(query)).distinctIds };
   }
 
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {

@@ -21,15 +21,15 @@ const MAX_LIMIT = 1000;
 
 interface EventsApiDeps {
   auth: AuthStore;
-  /** Reads of the log, in the worker pool; undefined until it runs. */
-  scans: () => ScanPool | undefined;
+  /** Reads of the log, in the worker pool (throws 503 `not_ready` until it runs). */
+  scans: () => ScanPool;
 }
 
 export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
   router.add(['GET'], '/api/projects/:project_id/events', 'api:events', async (req, params) => {
     const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
     const list = listQuery(project.id, query);
-    const page = await scans(deps).eventsPage(list);
+    const page = await deps.scans().eventsPage(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
       results: page.events.map(({ event }) => renderEvent(event)),
@@ -40,16 +40,10 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const raw = params.id ?? '';
     const uuid = canonicalUuid(raw);
     if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
-    const found = await scans(deps).eventByUuid(project.id, uuid);
+    const found = await deps.scans().eventByUuid(project.id, uuid);
     if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
     return json(200, renderEvent(found));
   });
-}
-
-function scans(deps: EventsApiDeps): ScanPool {
-  const pool = deps.scans();
-  if (!pool) throw new HedgerowError('HR_NOT_READY');
-  return pool;
 }
 
 function renderEvent(e: StoredEvent): Record<string, unknown> {

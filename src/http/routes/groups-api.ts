@@ -24,8 +24,8 @@ export interface GroupsApiDeps {
   auth: AuthStore;
   /** Point reads (`find`, group types), on the calling thread. */
   groups: GroupReader;
-  /** List pages, which read every group of the type, in the worker pool; undefined until it runs. */
-  scans: () => ScanPool | undefined;
+  /** List pages, which read every group of the type, in the worker pool (throws 503 `not_ready` until it runs). */
+  scans: () => ScanPool;
 }
 
 const PROJECT = '/api/projects/:project_id';
@@ -42,9 +42,7 @@ async function list(deps: GroupsApiDeps, http: HttpRequest, params: Params): Pro
   const typeIndex = groupTypeIndex(q);
   const filter = { keyContains: q.get('group_key') ?? '', search: q.get('search') ?? undefined };
   const cursor = checkGroupsCursor(decodeCursor(q.get('cursor')));
-  const scans = deps.scans();
-  if (!scans) throw new HedgerowError('HR_NOT_READY');
-  const page = await scans.groupsPage({ projectId: req.project.id, typeIndex, filter, cursor });
+  const page = await deps.scans().groupsPage({ projectId: req.project.id, typeIndex, filter, cursor });
   return json(200, {
     next: page.next && cursorUrl(http, q, page.next),
     previous: page.previous && cursorUrl(http, q, page.previous),

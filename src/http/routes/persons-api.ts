@@ -26,8 +26,8 @@ export interface PersonsApiDeps {
   auth: AuthStore;
   /** Point reads (a person by id, distinct ids), on the calling thread. */
   persons: PersonReader;
-  /** Reads of every person (a list page, a UUID), in the worker pool; undefined until it runs. */
-  scans: () => ScanPool | undefined;
+  /** Reads of every person (a list page, a UUID), in the worker pool (throws 503 `not_ready` until it runs). */
+  scans: () => ScanPool;
 }
 
 const PERSONS = '/api/projects/:project_id/persons';
@@ -59,16 +59,10 @@ async function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): Pr
 /** The page: a scan in the pool, or one point read when `distinct_id` names the only candidate. */
 function pageOf(deps: PersonsApiDeps, query: PersonsPageQuery): Promise<PersonsPage> | PersonsPage {
   const { filter } = query;
-  if (filter.personId === undefined) return scans(deps).personsPage(query);
+  if (filter.personId === undefined) return deps.scans().personsPage(query);
   const one = filter.personId === null ? undefined : deps.persons.get(query.projectId, filter.personId);
   const matched = one && personMatches(one, filter) ? [one] : [];
   return { persons: matched.slice(query.offset, query.offset + query.limit), total: matched.length };
-}
-
-function scans(deps: PersonsApiDeps): ScanPool {
-  const pool = deps.scans();
-  if (!pool) throw new HedgerowError('HR_NOT_READY');
-  return pool;
 }
 
 /** PostHog refuses to create persons over the API (after authentication and the `person:write` scope). */
@@ -92,7 +86,7 @@ async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params)
       `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${raw} instead.`,
     );
   }
-  const person = 'uuid' in ref ? await scans(deps).personByUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
+  const person = 'uuid' in ref ? await deps.scans().personByUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
   if (!person) throw new HedgerowError('HR_NOT_FOUND');
   return json(200, retrievedPerson(person, deps.persons.distinctIdsOf(projectId, person.id)));
 }
