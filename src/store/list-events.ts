@@ -36,6 +36,11 @@ export interface ListEventsQuery {
   /** Opaque position from a previous page's `next`. */
   cursor?: string;
   limit: number;
+  /**
+   * A full page looks on for one more match and has a cursor only when it finds one, so the last
+   * page carries none (PostHog's events API reads `limit + 1`). Off for lookups of one event.
+   */
+  lookAhead?: boolean;
 }
 
 /** Where an event is: its block and its index in the block. Listing goes on below it. */
@@ -50,7 +55,10 @@ export interface EventsPage {
   events: ListedEvent[];
   /** Where the next page starts; absent when the log holds no more matching events. */
   nextCursor?: string;
-  /** `full`: `limit` events; `end`: nothing older can match; `budget`: `shouldStop` said so. */
+  /**
+   * `full`: `limit` events (and, with `lookAhead`, another match after them); `end`: nothing
+   * older matches; `budget`: `shouldStop` said so.
+   */
   stop: 'full' | 'end' | 'budget';
 }
 
@@ -107,9 +115,11 @@ export function listEvents(
       for (let i = top; i >= 0; i--) {
         const e = block[i] as StoredEvent;
         if (!matches(e, filter)) continue;
+        // The match after a full page: the next page starts with it (below index i + 1).
+        if (out.length === q.limit) return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full' };
         const position: EventPosition = [key[0], key[1], key[2], i];
         out.push({ position, event: e });
-        if (out.length === q.limit) return { events: out, nextCursor: encodeCursor(position), stop: 'full' };
+        if (out.length === q.limit && q.lookAhead !== true) return { events: out, nextCursor: encodeCursor(position), stop: 'full' };
       }
     }
     // Index 0 of a block: the next call goes on with the block below it.

@@ -139,6 +139,20 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(new Set(seen).size).toBe(25);
   });
 
+  it('the last page has no next link, also when it is full', async () => {
+    const id = uniqueId('full-last');
+    await capture(Array.from({ length: 10 }, (_, i) => ({ event: `e${i}`, distinct_id: id })));
+    const first = await listEvents(d, { distinct_id: id, limit: '5' });
+    expect(first.results).toHaveLength(5);
+    expect(first.next).not.toBeNull();
+    const next = new URL(first.next!);
+    const second = await send(d, next.pathname + next.search, { headers: bearer(d.personalKey) });
+    expect((second.json as ApiPage).results).toHaveLength(5);
+    expect((second.json as ApiPage).next).toBeNull();
+    const whole = await listEvents(d, { distinct_id: id, limit: '10' });
+    expect([whole.results.length, whole.next]).toEqual([10, null]);
+  });
+
   it('lists and retrieves an event as soon as its capture is acknowledged', async () => {
     // The log is read in a pool worker, whose read snapshot must not lag behind the commit.
     for (let i = 0; i < 30; i++) {

@@ -73,6 +73,23 @@ describe('listEvents', () => {
     expect(pages.at(-1)?.nextCursor).toBeUndefined();
   });
 
+  it('with lookAhead, a full page has a cursor only when another event matches', async () => {
+    const dbs = await withLog(tenBlocks());
+    for (const limit of [1, 4, 10, 25, 50, 100]) {
+      const pages = allPages(dbs, { projectId: 1, limit, lookAhead: true });
+      expect(pages.flatMap(numbers), `limit ${limit}`).toEqual(Array.from({ length: 100 }, (_, i) => 99 - i));
+      expect(pages.length, `limit ${limit}`).toBe(100 / limit);
+      expect(pages.at(-1)?.nextCursor).toBeUndefined();
+    }
+    // Without it, the page after the last full one is empty.
+    const plain = allPages(dbs, { projectId: 1, limit: 25 });
+    expect(plain.map((p) => p.events.length)).toEqual([25, 25, 25, 25, 0]);
+    // user-1's events are 97, 93, …, 1: the match after the page may sit in a later block.
+    const filtered = allPages(dbs, { projectId: 1, limit: 5, distinctId: 'user-1', lookAhead: true });
+    expect(filtered.flatMap(numbers)).toEqual(Array.from({ length: 25 }, (_, i) => 97 - 4 * i));
+    expect(filtered.map((p) => p.stop)).toEqual(['full', 'full', 'full', 'full', 'end']);
+  });
+
   it('cut short after any block, the pages still add up to the same events', async () => {
     const dbs = await withLog(tenBlocks());
     const q: ListEventsQuery = { projectId: 1, limit: 7, distinctId: 'user-1' };
@@ -178,6 +195,29 @@ describe('listEventsPaced', () => {
     const rest = await listEventsPaced(dbs, { ...q, cursor: page.nextCursor! }, paced(), Infinity);
     expect(numbers(rest)).toEqual(numbers(listEvents(dbs, { ...q, cursor: whole.nextCursor! })));
     expect(rest.nextCursor).toBeUndefined();
+  });
+
+  it('looks ahead across slices: a page filled in one slice ends or goes on by what the next finds', async () => {
+    const dbs = await withLog(tenBlocks());
+    for (const [distinctId, limit, pages] of [
+      ['user-3', 5, 5], // 25 events: the last page finds nothing after it
+      ['user-3', 6, 5],
+      ['user-0', 10, 3],
+    ] as const) {
+      const q: ListEventsQuery = { projectId: 1, limit, distinctId, lookAhead: true };
+      const seen: unknown[] = [];
+      let page = await listEventsPaced(dbs, q, paced(), Infinity);
+      let count = 1;
+      seen.push(...numbers(page));
+      while (page.nextCursor !== undefined) {
+        expect(page.events).toHaveLength(limit);
+        page = await listEventsPaced(dbs, { ...q, cursor: page.nextCursor }, paced(), Infinity);
+        seen.push(...numbers(page));
+        count++;
+      }
+      expect(seen).toEqual(allPages(dbs, { ...q, limit: 1000 }).flatMap(numbers));
+      expect(count, `${distinctId} by ${limit}`).toBe(pages);
+    }
   });
 
   it('answers with what it found and a cursor once its budget is spent', async () => {

@@ -1,6 +1,7 @@
 /**
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
- * (`next` is an absolute URL) and the filters `event`, `distinct_id`, `after`, `before`.
+ * (`next` is an absolute URL, and null on the last page) and the filters `event`, `distinct_id`,
+ * `after`, `before`.
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
@@ -60,7 +61,7 @@ function renderEvent(e: StoredEvent): Record<string, unknown> {
 }
 
 function listQuery(projectId: number, q: URLSearchParams): ListEventsQuery {
-  const out: ListEventsQuery = { projectId, limit: DEFAULT_LIMIT };
+  const out: ListEventsQuery = { projectId, limit: DEFAULT_LIMIT, lookAhead: true };
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
