@@ -4,7 +4,8 @@
  * remote config, feature flags (compared with posthog-node's remote answers for the same ids),
  * batched capture (gzip, as the daemon's `supportedCompression` allows), identify, group, and the
  * sendBeacon flush on page unload. Everything comes back through the events, persons and groups
- * APIs. Runs against both HTTP backends.
+ * APIs. Runs against both HTTP backends. `HEDGEROW_POSTHOG_JS_DIR` runs another version's bundle
+ * (1.449.2, which this machine's registry cannot install, passes too).
  *
  * Headless Chromium is a bot to posthog-js (`navigator.webdriver`), which then drops every
  * event: the page sets `opt_out_useragent_filter`, as spec/ingestion.md §16 says browser tests must.
@@ -21,7 +22,8 @@ import { BACKENDS, cleanupDaemons, REPO_ROOT, useDaemon } from '../helpers/daemo
 import { eventsOf, uniqueId, waitForPersons, type ApiEvent } from '../helpers/http.js';
 
 const CHROMIUM = process.env.HEDGEROW_CHROMIUM ?? '/usr/bin/chromium';
-const POSTHOG_JS_DIR = path.join(REPO_ROOT, 'node_modules/posthog-js');
+/** Another unpacked posthog-js package (`npm pack posthog-js@1.449.2`, then `tar xzf`: `package/`) to run instead. */
+const POSTHOG_JS_DIR = process.env.HEDGEROW_POSTHOG_JS_DIR ?? path.join(REPO_ROOT, 'node_modules/posthog-js');
 const POSTHOG_JS_VERSION = (JSON.parse(readFileSync(path.join(POSTHOG_JS_DIR, 'package.json'), 'utf8')) as { version: string })
   .version;
 /** How long to wait for the daemon to show what the browser sent (posthog-js flushes every 3 s). */
@@ -140,10 +142,13 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
 
     const site = await servePage(d.baseUrl, d.projectKey);
     const page: Page = await browser!.newPage();
-    const answered: { method: string; url: string; status: number }[] = [];
+    const answered: { method: string; url: string; contentType: string | undefined; status: number }[] = [];
     const failed: string[] = [];
     page.on('response', (r) => {
-      if (r.url().startsWith(d.baseUrl)) answered.push({ method: r.request().method(), url: r.url(), status: r.status() });
+      const req = r.request();
+      if (r.url().startsWith(d.baseUrl)) {
+        answered.push({ method: req.method(), url: r.url(), contentType: req.headers()['content-type'], status: r.status() });
+      }
     });
     page.on('requestfailed', (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
     const remote = new PostHog(d.projectKey, { host: d.baseUrl, fetchRetryCount: 0 });
@@ -233,9 +238,9 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
       });
       expect(byName(mine, 'after identify').properties.$groups).toEqual({ company: 'acme' });
 
-      // The browser chose gzip because the daemon listed it, and got no error anywhere.
+      // The browser chose gzip (sent as text/plain) because the daemon listed it, and got no error anywhere.
       const captures = answered.filter((a) => a.method === 'POST' && new URL(a.url).pathname === '/e/');
-      expect(captures.some((a) => new URL(a.url).searchParams.get('compression') === 'gzip-js')).toBe(true);
+      expect(captures.map((a) => a.contentType)).toContain('text/plain');
       expect(answered.filter((a) => a.status !== 200)).toEqual([]);
       expect(answered.some((a) => new URL(a.url).pathname.startsWith('/flags'))).toBe(true);
 
