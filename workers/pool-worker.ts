@@ -6,6 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
+import { resolvePersonFilter } from '../src/persons/person-events-query.js';
 import { scanGroupsPage } from '../src/persons/scan-groups.js';
 import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../src/persons/scan-persons.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
@@ -46,8 +47,10 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       return { nice };
     case 'capture':
       return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
-    case 'events-page':
-      return listEventsPaced(dbs, task.query, pacing(task.sliceMs), task.budgetMs);
+    case 'events-page': {
+      const paced = pacing(task.sliceMs);
+      return resolvePersonFilter(persons, task.query, paced).then((q) => listEventsPaced(dbs, q, paced, task.budgetMs));
+    }
     case 'persons-page':
       return scanPersonsPage(persons, task.query, pacing(task.sliceMs));
     case 'person-by-uuid':

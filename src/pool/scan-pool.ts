@@ -12,6 +12,7 @@
  * finds the event or the log ends.
  */
 import type { CursorPage } from '../http/cursor-pagination.js';
+import type { EventsPageQuery } from '../persons/person-events-query.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
 import type { StoredEvent } from '../ingest/types.js';
@@ -27,7 +28,7 @@ const EVENTS_PAGE_BUDGET_MS = 1000;
 export class ScanPool {
   constructor(private readonly pool: WorkerPool) {}
 
-  eventsPage(query: ListEventsQuery): Promise<EventsApiPage> {
+  eventsPage(query: EventsPageQuery): Promise<EventsApiPage> {
     return this.pool.run<EventsApiPage>({ kind: 'events-page', query, sliceMs: SLICE_MS, budgetMs: EVENTS_PAGE_BUDGET_MS });
   }
 

@@ -4,11 +4,12 @@ import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-req
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
 import type { CursorPage } from '../http/cursor-pagination.js';
+import type { EventsPageQuery } from '../persons/person-events-query.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
 import type { GroupRecord } from '../store/group-store.js';
 import type { PersonRecord } from '../store/person-store.js';
-import type { EventsApiPage, ListEventsQuery } from '../store/list-events.js';
+import type { EventsApiPage } from '../store/list-events.js';
 
 import type { NiceResult } from '../util/thread-priority.js';
 
@@ -33,7 +34,7 @@ export interface FlagsTask {
 /** A page of the events API, read in slices of `sliceMs` for at most `budgetMs` (src/store/list-events.ts). */
 export interface EventsPageTask {
   kind: 'events-page';
-  query: ListEventsQuery;
+  query: EventsPageQuery;
   sliceMs: number;
   budgetMs: number;
 }

@@ -5,8 +5,8 @@
  * The log has no secondary index, so a filter that matches little (`distinct_id` of one user,
  * an `event` name, an old `before`) reads the whole log: ~2 µs per event to decode, seconds for a
  * few million. Three things keep that cheap and bounded:
- * - a block whose bytes do not contain the `distinct_id`, `event` or `uuid` value as UTF-8 is
- *   skipped undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
+ * - a block whose bytes do not contain the `event` or `uuid` value, or any of the distinct ids, as
+ *   UTF-8 is skipped undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
  * - an `after` ends the scan at blocks ingested long enough before it: ingestion never stores a
  *   timestamp more than `MAX_FUTURE_SKEW_MS` ahead of the time it was received (spec §5.4), and
  *   a block's key starts with its ingest time;
@@ -27,7 +27,8 @@ const CLOCK_STEP_SLACK_MS = 60 * 60 * 1000;
 export interface ListEventsQuery {
   projectId: number;
   event?: string;
-  distinctId?: string;
+  /** Only events of these distinct ids (of one person, say); empty: no event matches. */
+  distinctIds?: readonly string[];
   /** One event, by its UUID in canonical (lower-case) form. */
   uuid?: string;
   /** Only events whose timestamp is after / before these instants (ms since epoch). */
@@ -35,6 +36,8 @@ export interface ListEventsQuery {
   beforeMs?: number;
   /** Opaque position from a previous page's `next`. */
   cursor?: string;
+  /** How many matching events to pass over before the page. */
+  offset?: number;
   limit: number;
   /**
    * A full page looks on for one more match and has a cursor only when it finds one, so the last
@@ -55,6 +58,8 @@ export interface EventsPage {
   events: ListedEvent[];
   /** Where the next page starts; absent when the log holds no more matching events. */
   nextCursor?: string;
+  /** Matching events passed over for `offset`. */
+  skipped: number;
   /**
    * `full`: `limit` events (and, with `lookAhead`, another match after them); `end`: nothing
    * older matches; `budget`: `shouldStop` said so.
@@ -65,6 +70,7 @@ export interface EventsPage {
 /**
  * One page read in slices of `pacing.sliceMs`, awaiting `pacing.pause()` between them, for at most
  * `budgetMs`: then what was found so far, with a cursor to go on from (`Infinity`: to the end).
+ * The budget counts only once `offset` events are passed over: the cursor has no room for the rest.
  */
 export async function listEventsPaced(
   dbs: Pick<StoreDatabases, 'events'>,
@@ -75,13 +81,15 @@ export async function listEventsPaced(
   const until = performance.now() + budgetMs;
   const events: ListedEvent[] = [];
   let cursor = q.cursor;
+  let offset = q.offset ?? 0;
   for (;;) {
     const sliceEnd = performance.now() + pacing.sliceMs;
-    const query: ListEventsQuery = { ...q, limit: q.limit - events.length };
+    const query: ListEventsQuery = { ...q, offset, limit: q.limit - events.length };
     if (cursor !== undefined) query.cursor = cursor;
     const slice = listEvents(dbs, query, () => performance.now() >= sliceEnd);
     events.push(...slice.events);
-    if (slice.stop !== 'budget' || performance.now() >= until) return { events, nextCursor: slice.nextCursor };
+    offset -= slice.skipped;
+    if (slice.stop !== 'budget' || (offset === 0 && performance.now() >= until)) return { events, nextCursor: slice.nextCursor };
     cursor = slice.nextCursor;
     await pacing.pause();
   }
@@ -99,33 +107,58 @@ export function listEvents(
   q: ListEventsQuery,
   shouldStop: () => boolean = () => false,
 ): EventsPage {
+  if (q.distinctIds?.length === 0) return { events: [], stop: 'end', skipped: 0 };
   const from = q.cursor ? decodeCursor(q.cursor) : undefined;
-  const needles = [q.distinctId, q.event, q.uuid].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
+  const needles = [q.event, q.uuid].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
+  const anyNeedles = q.distinctIds === undefined ? undefined : anyOfNeedles(q.distinctIds);
   const oldestKeyMicros = q.afterMs === undefined ? -Infinity : (q.afterMs - MAX_FUTURE_SKEW_MS - CLOCK_STEP_SLACK_MS) * 1000;
   const filter = eventFilter(q);
   const out: ListedEvent[] = [];
+  let toSkip = q.offset ?? 0;
   const range = dbs.events.getRange({ reverse: true, ...(from ? { start: from.slice(0, 3) as EventKey } : {}) });
   for (const { key, value } of range) {
     if (key[0] < oldestKeyMicros) break;
     const resumed = from !== undefined && sameBlock(key, from);
     if (resumed && from[3] === 0) continue; // the previous page ended with this block
-    if (needles.every((n) => value.includes(n))) {
+    if (needles.every((n) => value.includes(n)) && (anyNeedles === undefined || anyNeedles.some((n) => value.includes(n)))) {
       const block = decodeBlock(value);
       const top = resumed ? from[3] - 1 : block.length - 1;
       for (let i = top; i >= 0; i--) {
         const e = block[i] as StoredEvent;
         if (!matches(e, filter)) continue;
+        if (toSkip > 0) {
+          toSkip--;
+          continue;
+        }
+        const skipped = (q.offset ?? 0) - toSkip;
         // The match after a full page: the next page starts with it (below index i + 1).
-        if (out.length === q.limit) return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full' };
+        if (out.length === q.limit) {
+          return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full', skipped };
+        }
         const position: EventPosition = [key[0], key[1], key[2], i];
         out.push({ position, event: e });
-        if (out.length === q.limit && q.lookAhead !== true) return { events: out, nextCursor: encodeCursor(position), stop: 'full' };
+        if (out.length === q.limit && q.lookAhead !== true) {
+          return { events: out, nextCursor: encodeCursor(position), stop: 'full', skipped };
+        }
       }
     }
     // Index 0 of a block: the next call goes on with the block below it.
-    if (shouldStop()) return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget' };
+    if (shouldStop()) {
+      return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget', skipped: (q.offset ?? 0) - toSkip };
+    }
   }
-  return { events: out, stop: 'end' };
+  return { events: out, stop: 'end', skipped: (q.offset ?? 0) - toSkip };
+}
+
+/** Needles of which a block must contain one, or undefined where one of the values has none. */
+function anyOfNeedles(values: readonly string[]): Buffer[] | undefined {
+  const out: Buffer[] = [];
+  for (const v of values) {
+    const n = utf8Needle(v);
+    if (n.length === 0) return undefined;
+    out.push(...n);
+  }
+  return out;
 }
 
 /**
@@ -140,6 +173,7 @@ function utf8Needle(s: string): Buffer[] {
 /** The event filter of a query, with its time bounds also as text. */
 interface EventFilter {
   q: ListEventsQuery;
+  distinctIds: ReadonlySet<string> | undefined;
   afterIso: string | undefined;
   beforeIso: string | undefined;
 }
@@ -147,6 +181,7 @@ interface EventFilter {
 function eventFilter(q: ListEventsQuery): EventFilter {
   return {
     q,
+    distinctIds: q.distinctIds === undefined ? undefined : new Set(q.distinctIds),
     afterIso: q.afterMs === undefined ? undefined : isoBound(q.afterMs),
     beforeIso: q.beforeMs === undefined ? undefined : isoBound(q.beforeMs),
   };
@@ -167,7 +202,7 @@ function matches(e: StoredEvent, f: EventFilter): boolean {
   const q = f.q;
   if (e.project_id !== q.projectId) return false;
   if (q.event !== undefined && e.event !== q.event) return false;
-  if (q.distinctId !== undefined && e.distinct_id !== q.distinctId) return false;
+  if (f.distinctIds !== undefined && !f.distinctIds.has(e.distinct_id)) return false;
   if (q.uuid !== undefined && e.uuid !== q.uuid) return false;
   if (f.afterIso !== undefined || f.beforeIso !== undefined) {
     const t = e.timestamp;

@@ -139,6 +139,78 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(new Set(seen).size).toBe(25);
   });
 
+  it('person_id (UUID or integer id) lists the events of all the person\'s distinct ids', async () => {
+    const anon = uniqueId('anon');
+    const user = uniqueId('user');
+    const other = uniqueId('other');
+    await capture([
+      { event: 'viewed', distinct_id: anon },
+      { event: '$identify', distinct_id: user, properties: { $anon_distinct_id: anon } },
+      { event: 'bought', distinct_id: user },
+      { event: 'viewed', distinct_id: other },
+    ]);
+    expect((await send(d, '/_persons/caught_up?timeout_ms=15000')).status).toBe(200);
+    const found = await api(`/api/projects/1/persons/?distinct_id=${user}`, bearer(d.personalKey));
+    const uuid = (found.json as { results: { uuid: string }[] }).results[0]!.uuid;
+    const retrieved = await api(`/api/projects/1/persons/${uuid}/`, bearer(d.personalKey));
+    const pk = (retrieved.json as { id: number }).id;
+    const names = async (query: Record<string, string>) => (await listEvents(d, query)).results.map((e) => `${e.event}@${e.distinct_id}`);
+    const expected = [`bought@${user}`, `$identify@${user}`, `viewed@${anon}`];
+    expect(await names({ person_id: uuid })).toEqual(expected);
+    expect(await names({ person_id: uuid.toUpperCase().replaceAll('-', '') })).toEqual(expected);
+    expect(await names({ person_id: String(pk) })).toEqual(expected);
+    expect(await names({ person_id: uuid, distinct_id: anon })).toEqual([`viewed@${anon}`]);
+    expect(await names({ person_id: uuid, distinct_id: other })).toEqual([]);
+    expect(await names({ person_id: uuid, event: 'viewed' })).toEqual([`viewed@${anon}`]);
+    expect(await names({ person_id: randomUUID() })).toEqual([]);
+    const bad = await api('/api/projects/1/events/?person_id=someone', bearer(d.personalKey));
+    expect([bad.status, bad.json]).toEqual([
+      400,
+      errorBody('validation_error', 'invalid_input', "person_id must be a person's UUID or integer id", 'person_id'),
+    ]);
+  });
+
+  it('offset passes over events, and the next link goes on after the page', async () => {
+    const id = uniqueId('offset');
+    await capture(Array.from({ length: 9 }, (_, i) => ({ event: `e${i}`, distinct_id: id })));
+    const page = await listEvents(d, { distinct_id: id, limit: '3', offset: '2' });
+    expect(page.results.map((e) => e.event)).toEqual(['e6', 'e5', 'e4']);
+    const next = new URL(page.next!);
+    expect(next.searchParams.has('offset')).toBe(false);
+    const rest = await send(d, next.pathname + next.search, { headers: bearer(d.personalKey) });
+    expect((rest.json as ApiPage).results.map((e) => e.event)).toEqual(['e3', 'e2', 'e1']);
+    const bad = await api(`/api/projects/1/events/?offset=-1`, bearer(d.personalKey));
+    expect([bad.status, (bad.json as { attr: string }).attr]).toEqual([400, 'offset']);
+  });
+
+  it('answers 400 for PostHog parameters it would otherwise ignore, and nothing for action_id', async () => {
+    const id = uniqueId('params');
+    await capture([{ event: 'one', distinct_id: id, properties: { plan: 'pro' } }]);
+    const get = (query: string) => api(`/api/projects/1/events/?distinct_id=${id}&${query}`, bearer(d.personalKey));
+    for (const ok of [
+      `orderBy=${encodeURIComponent('["-timestamp"]')}`,
+      'properties=%5B%5D',
+      `properties=${encodeURIComponent('{"type":"AND","values":[]}')}`,
+    ]) {
+      const r = await get(ok);
+      expect([ok, r.status, (r.json as ApiPage).results.length]).toEqual([ok, 200, 1]);
+    }
+    const refused: Array<[string, string, string]> = [
+      [`orderBy=${encodeURIComponent('["timestamp"]')}`, 'orderBy', 'Hedgerow lists events newest first only: orderBy ["-timestamp"]'],
+      ['orderBy=timestamp', 'orderBy', 'orderBy must be a JSON list'],
+      [`properties=${encodeURIComponent('[{"key":"plan","value":"pro"}]')}`, 'properties', 'Hedgerow does not filter the events list by properties yet'],
+      ['properties=%7Bnope', 'properties', 'Properties are unparsable!'],
+      [`select=${encodeURIComponent('["event"]')}`, 'select', 'Hedgerow does not support select on the events list'],
+      [`where=${encodeURIComponent('["1"]')}`, 'where', 'Hedgerow does not support where on the events list'],
+    ];
+    for (const [query, attr, detail] of refused) {
+      const r = await get(query);
+      expect([query, r.status, r.json]).toEqual([query, 400, errorBody('validation_error', 'invalid_input', detail, attr)]);
+    }
+    const action = await get('action_id=1');
+    expect([action.status, action.json]).toEqual([200, { next: null, results: [] }]);
+  });
+
   it('the last page has no next link, also when it is full', async () => {
     const id = uniqueId('full-last');
     await capture(Array.from({ length: 10 }, (_, i) => ({ event: `e${i}`, distinct_id: id })));

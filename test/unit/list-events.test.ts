@@ -85,14 +85,14 @@ describe('listEvents', () => {
     const plain = allPages(dbs, { projectId: 1, limit: 25 });
     expect(plain.map((p) => p.events.length)).toEqual([25, 25, 25, 25, 0]);
     // user-1's events are 97, 93, …, 1: the match after the page may sit in a later block.
-    const filtered = allPages(dbs, { projectId: 1, limit: 5, distinctId: 'user-1', lookAhead: true });
+    const filtered = allPages(dbs, { projectId: 1, limit: 5, distinctIds: ['user-1'], lookAhead: true });
     expect(filtered.flatMap(numbers)).toEqual(Array.from({ length: 25 }, (_, i) => 97 - 4 * i));
     expect(filtered.map((p) => p.stop)).toEqual(['full', 'full', 'full', 'full', 'end']);
   });
 
   it('cut short after any block, the pages still add up to the same events', async () => {
     const dbs = await withLog(tenBlocks());
-    const q: ListEventsQuery = { projectId: 1, limit: 7, distinctId: 'user-1' };
+    const q: ListEventsQuery = { projectId: 1, limit: 7, distinctIds: ['user-1'] };
     const whole = allPages(dbs, q).flatMap(numbers);
     expect(whole).toEqual(Array.from({ length: 25 }, (_, i) => 97 - 4 * i));
     const stopped = allPages(dbs, q, () => true);
@@ -106,17 +106,49 @@ describe('listEvents', () => {
     blocks[4]!.events.push(event(200, { project_id: 2, distinct_id: 'user-1', event: 'signup' }));
     const dbs = await withLog(blocks);
     const q = { projectId: 1, limit: 100 };
-    expect(numbers(listEvents(dbs, { ...q, event: 'signup', distinctId: 'user-1' }))).toEqual([93, 81, 69, 57, 45, 33, 21, 9]);
+    expect(numbers(listEvents(dbs, { ...q, event: 'signup', distinctIds: ['user-1'] }))).toEqual([93, 81, 69, 57, 45, 33, 21, 9]);
     expect(numbers(listEvents(dbs, { ...q, projectId: 2 }))).toEqual([200]);
-    expect(numbers(listEvents(dbs, { ...q, distinctId: 'nobody' }))).toEqual([]);
+    expect(numbers(listEvents(dbs, { ...q, distinctIds: ['nobody'] }))).toEqual([]);
+  });
+
+  it('filters by a set of distinct ids (a person\'s), none matching when the set is empty', async () => {
+    const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]); // never decoded when no id can be in it
+    const blocks: Array<{ atMs: number; events: StoredEvent[] } | { atMs: number; raw: Buffer }> = tenBlocks();
+    blocks.push({ atMs: NOW_MS + 1000, raw: garbage });
+    const dbs = await withLog(blocks);
+    const q = { projectId: 1, limit: 100 };
+    const ids = ['user-1', 'user-3', 'elsewhere'];
+    expect(numbers(listEvents(dbs, { ...q, distinctIds: ids, beforeMs: NOW_MS - 90_000 }))).toEqual([9, 7, 5, 3, 1]);
+    expect(listEvents(dbs, { ...q, distinctIds: [] })).toEqual({ events: [], stop: 'end', skipped: 0 });
+    // One value without a byte prefilter (a lone surrogate) makes every block a candidate.
+    expect(() => listEvents(dbs, { ...q, distinctIds: ['user-1', 'x\ud800'] })).toThrow();
+  });
+
+  it('passes over `offset` matches first, also across slices and with a cursor after it', async () => {
+    const dbs = await withLog(tenBlocks());
+    const q: ListEventsQuery = { projectId: 1, limit: 4, distinctIds: ['user-2'], lookAhead: true };
+    const all = allPages(dbs, { ...q, limit: 100 }).flatMap(numbers);
+    for (const offset of [0, 1, 3, 10, 24, 25, 40]) {
+      const page = listEvents(dbs, { ...q, offset });
+      expect(numbers(page), `offset ${offset}`).toEqual(all.slice(offset, offset + 4));
+      expect(page.skipped).toBe(Math.min(offset, all.length));
+      // Read a block per slice: with no budget the page ends once the offset is passed, and its
+      // cursor goes on from there; with time to spare it is the same page as in one read.
+      for (const budgetMs of [0, Infinity]) {
+        const paced = await listEventsPaced(dbs, { ...q, offset }, { sliceMs: 0, pause: async () => {} }, budgetMs);
+        const rest = paced.nextCursor === undefined ? [] : allPages(dbs, { ...q, cursor: paced.nextCursor }).flatMap(numbers);
+        expect([...numbers(paced), ...rest], `offset ${offset}, budget ${budgetMs}`).toEqual(all.slice(offset));
+        if (budgetMs === Infinity) expect(numbers(paced)).toEqual(numbers(page));
+      }
+    }
   });
 
   it('does not decode a block that cannot hold the distinct_id or event asked for', async () => {
     const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]); // a 4 GiB string that is not there
     const dbs = await withLog([{ atMs: NOW_MS - 2000, events: [event(1)] }, { atMs: NOW_MS - 1000, raw: garbage }]);
-    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctId: 'user-1' }))).toEqual([1]);
+    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctIds: ['user-1'] }))).toEqual([1]);
     expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, event: 'pageview' }))).toEqual([1]);
-    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctId: 'üser-😀', event: 'ñ' }))).toEqual([]);
+    expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctIds: ['üser-😀'], event: 'ñ' }))).toEqual([]);
     expect(() => listEvents(dbs, { projectId: 1, limit: 10 })).toThrow();
   });
 
@@ -125,12 +157,12 @@ describe('listEvents', () => {
       { atMs: NOW_MS, events: [event(1, { distinct_id: 'üser-😀', event: 'ñ' }), event(2, { distinct_id: 'user-\ud800' })] },
     ]);
     const q = { projectId: 1, limit: 10 };
-    expect(numbers(listEvents(dbs, { ...q, distinctId: 'üser-😀', event: 'ñ' }))).toEqual([1]);
-    const stored = listEvents(dbs, { ...q, distinctId: 'user-\ud800' });
+    expect(numbers(listEvents(dbs, { ...q, distinctIds: ['üser-😀'], event: 'ñ' }))).toEqual([1]);
+    const stored = listEvents(dbs, { ...q, distinctIds: ['user-\ud800'] });
     expect(stored.events).toEqual([]); // msgpackr reads the surrogate back as U+FFFD characters
     const shown = listEvents(dbs, q).events[0]!.event.distinct_id;
     expect(shown).toMatch(/^user-\ufffd+$/);
-    expect(numbers(listEvents(dbs, { ...q, distinctId: shown }))).toEqual([2]);
+    expect(numbers(listEvents(dbs, { ...q, distinctIds: [shown] }))).toEqual([2]);
   });
 
   it('stops at blocks ingested more than the future-skew allowance (and an hour) before `after`', async () => {
@@ -185,7 +217,7 @@ describe('listEventsPaced', () => {
 
   it('joins slices of one block each into the page one read gives', async () => {
     const dbs = await withLog(tenBlocks());
-    const q: ListEventsQuery = { projectId: 1, limit: 20, distinctId: 'user-2' };
+    const q: ListEventsQuery = { projectId: 1, limit: 20, distinctIds: ['user-2'] };
     const whole = listEvents(dbs, q);
     const pacing = paced();
     const page = await listEventsPaced(dbs, q, pacing, Infinity);
@@ -204,7 +236,7 @@ describe('listEventsPaced', () => {
       ['user-3', 6, 5],
       ['user-0', 10, 3],
     ] as const) {
-      const q: ListEventsQuery = { projectId: 1, limit, distinctId, lookAhead: true };
+      const q: ListEventsQuery = { projectId: 1, limit, distinctIds: [distinctId], lookAhead: true };
       const seen: unknown[] = [];
       let page = await listEventsPaced(dbs, q, paced(), Infinity);
       let count = 1;

@@ -1,16 +1,18 @@
 /**
  * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
- * (`next` is an absolute URL, and null on the last page) and the filters `event`, `distinct_id`,
- * `after`, `before`.
+ * (`next` is an absolute URL, and null on the last page), `offset`, and the filters `event`,
+ * `distinct_id`, `person_id`, `after`, `before`. Parameters of PostHog's that Hedgerow cannot honour
+ * yet (`properties`, an `orderBy` other than newest first, `select`/`where`) answer 400 rather than
+ * be ignored; `action_id` matches nothing, as for an action PostHog does not have.
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
 import type { StoredEvent } from '../../ingest/types.js';
+import type { EventsPageQuery, PersonRef } from '../../persons/person-events-query.js';
 import { canonicalUuid } from '../../persons/person-list-query.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import type { ListEventsQuery } from '../../store/list-events.js';
 import { decodeCursor } from '../../store/list-events.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { json } from '../respond.js';
@@ -30,6 +32,7 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
   router.add(['GET'], '/api/projects/:project_id/events', 'api:events', async (req, params) => {
     const { query, project } = projectRequest(deps.auth, req, params, 'query:read');
     const list = listQuery(project.id, query);
+    if (query.get('action_id')) return json(200, { next: null, results: [] }); // Hedgerow has no actions
     const page = await deps.scans().eventsPage(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
@@ -60,18 +63,27 @@ function renderEvent(e: StoredEvent): Record<string, unknown> {
   };
 }
 
-function listQuery(projectId: number, q: URLSearchParams): ListEventsQuery {
-  const out: ListEventsQuery = { projectId, limit: DEFAULT_LIMIT, lookAhead: true };
+function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
+  refuseUnsupported(q);
+  const out: EventsPageQuery = { projectId, limit: DEFAULT_LIMIT, lookAhead: true };
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
     if (!Number.isInteger(n) || n < 1) throw new HedgerowError('HR_INVALID_QUERY', 'limit must be a positive integer', 'limit');
     out.limit = Math.min(n, MAX_LIMIT);
   }
+  const offset = q.get('offset');
+  if (offset) {
+    const n = Number(offset);
+    if (!Number.isSafeInteger(n) || n < 0) throw new HedgerowError('HR_INVALID_QUERY', 'offset must be a non-negative integer', 'offset');
+    out.offset = n;
+  }
   const event = q.get('event');
   if (event) out.event = event;
   const distinctId = q.get('distinct_id');
-  if (distinctId) out.distinctId = distinctId;
+  if (distinctId) out.distinctIds = [distinctId];
+  const personId = q.get('person_id');
+  if (personId) out.person = personRef(personId);
   const after = q.get('after');
   if (after) out.afterMs = parseInstant(after, 'after');
   const before = q.get('before');
@@ -88,6 +100,53 @@ function listQuery(projectId: number, q: URLSearchParams): ListEventsQuery {
   return out;
 }
 
+/** A person by PostHog's integer id or its UUID (`get_pk_or_uuid`). */
+function personRef(raw: string): PersonRef {
+  if (/^[0-9]{1,15}$/.test(raw)) return { id: Number(raw) };
+  const uuid = canonicalUuid(raw);
+  if (uuid === undefined) throw new HedgerowError('HR_INVALID_QUERY', "person_id must be a person's UUID or integer id", 'person_id');
+  return { uuid };
+}
+
+/** PostHog parameters that would change the answer and that Hedgerow does not implement. */
+function refuseUnsupported(q: URLSearchParams): void {
+  const orderBy = q.get('orderBy');
+  if (orderBy) {
+    let order: unknown;
+    try {
+      order = JSON.parse(orderBy);
+    } catch {
+      throw new HedgerowError('HR_INVALID_QUERY', 'orderBy must be a JSON list', 'orderBy');
+    }
+    if (!(Array.isArray(order) && order.length === 1 && order[0] === '-timestamp')) {
+      throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow lists events newest first only: orderBy ["-timestamp"]', 'orderBy');
+    }
+  }
+  const properties = q.get('properties');
+  if (properties) {
+    let filters: unknown;
+    try {
+      filters = JSON.parse(properties);
+    } catch {
+      throw new HedgerowError('HR_INVALID_QUERY', 'Properties are unparsable!', 'properties');
+    }
+    if (!isEmptyPropertyFilter(filters)) {
+      throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow does not filter the events list by properties yet', 'properties');
+    }
+  }
+  for (const name of ['select', 'where']) {
+    if (q.get(name)) throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not support ${name} on the events list`, name);
+  }
+}
+
+/** `[]`, `{}` or a property group with no values: no filter at all. */
+function isEmptyPropertyFilter(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v !== 'object' || v === null) return false;
+  const values = (v as { values?: unknown }).values;
+  return values === undefined ? Object.keys(v).length === 0 : Array.isArray(values) && values.length === 0;
+}
+
 function parseInstant(s: string, attr: string): number {
   const ms = Date.parse(s);
   if (Number.isNaN(ms)) throw new HedgerowError('HR_INVALID_QUERY', `${attr} must be an ISO-8601 date-time`, attr);
@@ -97,6 +156,7 @@ function parseInstant(s: string, attr: string): number {
 function nextUrl(req: HttpRequest, q: URLSearchParams, cursor: string): string {
   const next = new URLSearchParams(q);
   next.delete('personal_api_key');
+  next.delete('offset'); // the cursor is past the events passed over
   next.set('cursor', cursor);
   return absoluteUrl(req, next);
 }
