@@ -182,8 +182,9 @@ function eventFilter(q: ListEventsQuery): EventFilter {
   return {
     q,
     distinctIds: q.distinctIds === undefined ? undefined : new Set(q.distinctIds),
-    afterIso: q.afterMs === undefined ? undefined : isoBound(q.afterMs),
-    beforeIso: q.beforeMs === undefined ? undefined : isoBound(q.beforeMs),
+    // Stored timestamps are whole milliseconds: t > 1.5 is t > 1, t < 1.5 is t < 2.
+    afterIso: q.afterMs === undefined ? undefined : isoBound(Math.floor(q.afterMs)),
+    beforeIso: q.beforeMs === undefined ? undefined : isoBound(Math.ceil(q.beforeMs)),
   };
 }
 

@@ -272,7 +272,26 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
       errorBody('validation_error', 'invalid_input', 'cursor is not one this server produced', 'cursor'),
     ]);
     const after = await api('/api/projects/1/events/?after=not-a-date', h);
-    expect([after.status, after.json]).toEqual([400, errorBody('validation_error', 'invalid_input', 'after must be an ISO-8601 date-time', 'after')]);
+    expect([after.status, after.json]).toEqual([
+      400,
+      errorBody('validation_error', 'invalid_input', 'after must be an ISO-8601 date-time or a relative date such as -7d', 'after'),
+    ]);
+  });
+
+  it('reads after and before as relative dates too (-1h, -7d, -1dStart)', async () => {
+    const id = uniqueId('relative');
+    const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
+    await capture([
+      { event: 'two days ago', distinct_id: id, timestamp: hoursAgo(48) },
+      { event: 'two hours ago', distinct_id: id, timestamp: hoursAgo(2) },
+      { event: 'now', distinct_id: id },
+    ]);
+    const names = async (query: Record<string, string>) => (await listEvents(d, { distinct_id: id, ...query })).results.map((e) => e.event);
+    expect(await names({ after: '-1h' })).toEqual(['now']);
+    expect(await names({ after: '-3h' })).toEqual(['now', 'two hours ago']);
+    expect(await names({ before: '-1h', after: '-7d' })).toEqual(['two hours ago', 'two days ago']);
+    expect(await names({ before: '-2dStart' })).toEqual([]);
+    expect(await names({ before: '-1M' })).toEqual(['two hours ago', 'two days ago']);
   });
 
   it('403 for a key without the query:read scope', async () => {

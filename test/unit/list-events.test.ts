@@ -200,6 +200,11 @@ describe('listEvents', () => {
     expect(numbers(listEvents(dbs, { ...q, afterMs: -8.64e15 }))).toEqual([4, 3, 2, 1]);
     expect(numbers(listEvents(dbs, { ...q, beforeMs: 8.64e15 }))).toEqual([4, 3, 2, 1]);
     expect(numbers(listEvents(dbs, { ...q, afterMs: 8.64e15 }))).toEqual([]);
+    // Bounds between two milliseconds (a relative date's End is …59.999999).
+    expect(numbers(listEvents(dbs, { ...q, beforeMs: jan1 + 0.5 }))).toEqual([4, 3, 1]);
+    expect(numbers(listEvents(dbs, { ...q, beforeMs: jan1 + 1.5 }))).toEqual([4, 3, 2, 1]);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: jan1 - 0.5 }))).toEqual([3, 2, 1]);
+    expect(numbers(listEvents(dbs, { ...q, afterMs: jan1 + 0.5 }))).toEqual([2]);
   });
 
   it('rejects a cursor it did not produce', () => {

@@ -10,10 +10,12 @@
 import { HedgerowError } from '../../errors.js';
 import type { StoredEvent } from '../../ingest/types.js';
 import type { EventsPageQuery, PersonRef } from '../../persons/person-events-query.js';
+import { parseDateMs } from '../../ingest/parse-date.js';
 import { canonicalUuid } from '../../persons/person-list-query.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import { decodeCursor } from '../../store/list-events.js';
+import { relativeDateParse } from '../../util/relative-date-parse.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
@@ -147,9 +149,12 @@ function isEmptyPropertyFilter(v: unknown): boolean {
   return values === undefined ? Object.keys(v).length === 0 : Array.isArray(values) && values.length === 0;
 }
 
+/** An ISO 8601 date or date-time (UTC when it has no offset), or a relative date such as `-7d`. */
 function parseInstant(s: string, attr: string): number {
-  const ms = Date.parse(s);
-  if (Number.isNaN(ms)) throw new HedgerowError('HR_INVALID_QUERY', `${attr} must be an ISO-8601 date-time`, attr);
+  const ms = parseDateMs(s) ?? relativeDateParse(s, Date.now());
+  if (ms === undefined) {
+    throw new HedgerowError('HR_INVALID_QUERY', `${attr} must be an ISO-8601 date-time or a relative date such as -7d`, attr);
+  }
   return ms;
 }
 
