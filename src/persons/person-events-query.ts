@@ -5,14 +5,12 @@
  */
 import type { PersonReader } from '../store/person-store.js';
 import type { ListEventsQuery } from '../store/list-events.js';
+import type { PersonKey } from './person-ref.js';
 import type { ScanPacing } from '../store/scan-in-slices.js';
 import { scanPersonByUuid } from './scan-persons.js';
 
-/** A person by PostHog's integer id or by UUID (lower-case canonical form). */
-export type PersonRef = { id: number } | { uuid: string };
-
 export interface EventsPageQuery extends ListEventsQuery {
-  person?: PersonRef;
+  person?: PersonKey;
 }
 
 /** The query with `person` turned into its distinct ids (kept only where `distinctIds` also has them). */

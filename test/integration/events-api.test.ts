@@ -163,6 +163,7 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(await names({ person_id: uuid, distinct_id: other })).toEqual([]);
     expect(await names({ person_id: uuid, event: 'viewed' })).toEqual([`viewed@${anon}`]);
     expect(await names({ person_id: randomUUID() })).toEqual([]);
+    expect(await names({ person_id: '-3' })).toEqual([]); // an integer no person has
     const bad = await api('/api/projects/1/events/?person_id=someone', bearer(d.personalKey));
     expect([bad.status, bad.json]).toEqual([
       400,

@@ -8,7 +8,7 @@ import {
   personName,
   retrievedPerson,
 } from '../../src/http/person-view.js';
-import { parsePersonRef } from '../../src/http/routes/persons-api.js';
+import { parsePersonRef } from '../../src/persons/person-ref.js';
 import type { PersonRecord } from '../../src/store/person-store.js';
 
 const ANON = '0191a3c2-5e2f-7cc1-a5f1-30bd1e2a2b11';

@@ -8,10 +8,11 @@
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
-import type { StoredEvent } from '../../ingest/types.js';
-import type { EventsPageQuery, PersonRef } from '../../persons/person-events-query.js';
 import { parseDateMs } from '../../ingest/parse-date.js';
+import type { StoredEvent } from '../../ingest/types.js';
+import type { EventsPageQuery } from '../../persons/person-events-query.js';
 import { canonicalUuid } from '../../persons/person-list-query.js';
+import { parsePersonRef } from '../../persons/person-ref.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import { decodeCursor } from '../../store/list-events.js';
@@ -85,7 +86,12 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   const distinctId = q.get('distinct_id');
   if (distinctId) out.distinctIds = [distinctId];
   const personId = q.get('person_id');
-  if (personId) out.person = personRef(personId);
+  if (personId) {
+    const ref = parsePersonRef(personId);
+    if (ref === 'invalid') throw new HedgerowError('HR_INVALID_QUERY', "person_id must be a person's UUID or integer id", 'person_id');
+    if (ref === 'not_found') out.distinctIds = []; // an id no person can have: no event matches
+    else out.person = ref;
+  }
   const after = q.get('after');
   if (after) out.afterMs = parseInstant(after, 'after');
   const before = q.get('before');
@@ -100,14 +106,6 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
     out.cursor = cursor;
   }
   return out;
-}
-
-/** A person by PostHog's integer id or its UUID (`get_pk_or_uuid`). */
-function personRef(raw: string): PersonRef {
-  if (/^[0-9]{1,15}$/.test(raw)) return { id: Number(raw) };
-  const uuid = canonicalUuid(raw);
-  if (uuid === undefined) throw new HedgerowError('HR_INVALID_QUERY', "person_id must be a person's UUID or integer id", 'person_id');
-  return { uuid };
 }
 
 /** PostHog parameters that would change the answer and that Hedgerow does not implement. */

@@ -17,6 +17,7 @@ import { absoluteUrl, projectRequest } from '../api-request.js';
 import { parseLimitOffset } from '../pagination.js';
 import { canonicalUuid, FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
 import type { PersonsPage, PersonsPageQuery } from '../../persons/scan-persons.js';
+import { parsePersonRef } from '../../persons/person-ref.js';
 import { listedPerson, retrievedPerson } from '../person-view.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
@@ -101,23 +102,4 @@ export function personFilter(persons: PersonReader, projectId: number, q: URLSea
   const search = q.get('search');
   if (search) filter.search = { text: search, ownerId: persons.personIdOf(projectId, search), uuid: canonicalUuid(search) };
   return filter;
-}
-
-export type PersonRef = { uuid: string } | { id: number } | 'invalid' | 'not_found';
-
-/**
- * What `…/persons/:id/` names, as PostHog's `get_pk_or_uuid` reads it: a UUID (any form Python
- * takes), else an integer id (Python `int()`: sign, underscores, spaces), else invalid. A dot is a
- * 404, as DRF's lookup pattern stops at one.
- */
-export function parsePersonRef(raw: string): PersonRef {
-  if (raw.includes('.')) return 'not_found';
-  const uuid = canonicalUuid(raw);
-  if (uuid !== undefined) return { uuid };
-  const m = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(raw);
-  if (!m) return 'invalid';
-  const n = Number(m[2]!.replaceAll('_', ''));
-  // Negative or beyond exact integers: a valid id that no person has.
-  if ((m[1] === '-' && n !== 0) || !Number.isSafeInteger(n)) return 'not_found';
-  return { id: n };
 }
