@@ -182,6 +182,18 @@ describe('persons and groups API', () => {
       expect(uuids(await personsPage('?email=carol%40example.org'))).toEqual([carol.uuid]);
       expect(uuids(await personsPage('?email=CAROL%40example.org'))).toEqual([]);
     });
+
+    it('answers 400 for the properties and cohort filters it does not apply yet, rather than listing everyone', async () => {
+      expect(uuids(await personsPage('?properties=%5B%5D&email=carol%40example.org'))).toEqual([carol.uuid]);
+      for (const [query, attr, detail] of [
+        [`?properties=${encodeURIComponent('[{"key":"email","value":"x","type":"person"}]')}`, 'properties', 'Hedgerow does not filter the persons list by properties yet'],
+        ['?properties=%5B', 'properties', 'Properties are unparsable!'],
+        ['?cohort=1', 'cohort', 'Hedgerow does not filter the persons list by cohort yet'],
+      ] as const) {
+        const r = await admin.get(`${PERSONS}${query}`);
+        expect([query, r.status, r.json]).toEqual([query, 400, { type: 'validation_error', code: 'invalid_input', detail, attr }]);
+      }
+    });
   });
 
   it('refuses to create persons, as PostHog does', async () => {

@@ -18,6 +18,7 @@ import type { AuthStore } from '../../store/auth-store.js';
 import { decodeCursor } from '../../store/list-events.js';
 import { relativeDateParse } from '../../util/relative-date-parse.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
+import { refusePropertyFilter } from '../property-filter-param.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
 import type { HttpRequest } from '../types.js';
@@ -122,29 +123,10 @@ function refuseUnsupported(q: URLSearchParams): void {
       throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow lists events newest first only: orderBy ["-timestamp"]', 'orderBy');
     }
   }
-  const properties = q.get('properties');
-  if (properties) {
-    let filters: unknown;
-    try {
-      filters = JSON.parse(properties);
-    } catch {
-      throw new HedgerowError('HR_INVALID_QUERY', 'Properties are unparsable!', 'properties');
-    }
-    if (!isEmptyPropertyFilter(filters)) {
-      throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow does not filter the events list by properties yet', 'properties');
-    }
-  }
+  refusePropertyFilter(q, 'events list');
   for (const name of ['select', 'where']) {
     if (q.get(name)) throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not support ${name} on the events list`, name);
   }
-}
-
-/** `[]`, `{}` or a property group with no values: no filter at all. */
-function isEmptyPropertyFilter(v: unknown): boolean {
-  if (Array.isArray(v)) return v.length === 0;
-  if (typeof v !== 'object' || v === null) return false;
-  const values = (v as { values?: unknown }).values;
-  return values === undefined ? Object.keys(v).length === 0 : Array.isArray(values) && values.length === 0;
 }
 
 /** An ISO 8601 date or date-time (UTC when it has no offset), or a relative date such as `-7d`. */

@@ -15,6 +15,7 @@ import type { AuthStore } from '../../store/auth-store.js';
 import type { PersonReader } from '../../store/person-store.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { parseLimitOffset } from '../pagination.js';
+import { refusePropertyFilter } from '../property-filter-param.js';
 import { canonicalUuid, FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
 import type { PersonsPage, PersonsPageQuery } from '../../persons/scan-persons.js';
 import { parsePersonRef } from '../../persons/person-ref.js';
@@ -44,6 +45,8 @@ async function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): Pr
   const req = projectRequest(deps.auth, http, params, 'person:read');
   const projectId = req.project.id;
   const q = req.query;
+  refusePropertyFilter(q, 'persons list');
+  if (q.get('cohort')) throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow does not filter the persons list by cohort yet', 'cohort');
   const filter = personFilter(deps.persons, projectId, q, Date.now());
   const { limit, offset } = parseLimitOffset(q);
   const { persons: page, total } = await pageOf(deps, { projectId, filter, offset, limit });

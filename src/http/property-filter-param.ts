@@ -1,0 +1,28 @@
+/**
+ * The `properties` query parameter of PostHog's list endpoints (events, persons), which Hedgerow
+ * does not filter by yet: an empty filter is accepted, anything else is refused with a 400 that
+ * names it, so that a caller never takes an unfiltered list for a filtered one.
+ */
+import { HedgerowError } from '../errors.js';
+
+export function refusePropertyFilter(q: URLSearchParams, list: string): void {
+  const raw = q.get('properties');
+  if (!raw) return;
+  let filters: unknown;
+  try {
+    filters = JSON.parse(raw);
+  } catch {
+    throw new HedgerowError('HR_INVALID_QUERY', 'Properties are unparsable!', 'properties');
+  }
+  if (!isEmptyPropertyFilter(filters)) {
+    throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not filter the ${list} by properties yet`, 'properties');
+  }
+}
+
+/** `[]`, `{}` or a property group with no values: no filter at all. */
+function isEmptyPropertyFilter(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (typeof v !== 'object' || v === null) return false;
+  const values = (v as { values?: unknown }).values;
+  return values === undefined ? Object.keys(v).length === 0 : Array.isArray(values) && values.length === 0;
+}
