@@ -3,10 +3,10 @@
  * reads it (`get_pk_or_uuid`, then `distinct_id IN` the person's distinct ids; an unknown person
  * matches no event). Resolved in the worker that reads the page, since a UUID is found by a scan.
  */
-import type { PersonReader } from '../store/person-store.js';
 import type { ListEventsQuery } from '../store/list-events.js';
-import type { PersonKey } from './person-ref.js';
+import type { PersonReader } from '../store/person-store.js';
 import type { ScanPacing } from '../store/scan-in-slices.js';
+import type { PersonKey } from './person-ref.js';
 import { scanPersonByUuid } from './scan-persons.js';
 
 export interface EventsPageQuery extends ListEventsQuery {

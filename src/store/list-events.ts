@@ -114,7 +114,8 @@ export function listEvents(
   const oldestKeyMicros = q.afterMs === undefined ? -Infinity : (q.afterMs - MAX_FUTURE_SKEW_MS - CLOCK_STEP_SLACK_MS) * 1000;
   const filter = eventFilter(q);
   const out: ListedEvent[] = [];
-  let toSkip = q.offset ?? 0;
+  const offset = q.offset ?? 0;
+  let toSkip = offset;
   const range = dbs.events.getRange({ reverse: true, ...(from ? { start: from.slice(0, 3) as EventKey } : {}) });
   for (const { key, value } of range) {
     if (key[0] < oldestKeyMicros) break;
@@ -130,24 +131,23 @@ export function listEvents(
           toSkip--;
           continue;
         }
-        const skipped = (q.offset ?? 0) - toSkip;
         // The match after a full page: the next page starts with it (below index i + 1).
         if (out.length === q.limit) {
-          return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full', skipped };
+          return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full', skipped: offset };
         }
         const position: EventPosition = [key[0], key[1], key[2], i];
         out.push({ position, event: e });
         if (out.length === q.limit && q.lookAhead !== true) {
-          return { events: out, nextCursor: encodeCursor(position), stop: 'full', skipped };
+          return { events: out, nextCursor: encodeCursor(position), stop: 'full', skipped: offset };
         }
       }
     }
     // Index 0 of a block: the next call goes on with the block below it.
     if (shouldStop()) {
-      return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget', skipped: (q.offset ?? 0) - toSkip };
+      return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget', skipped: offset - toSkip };
     }
   }
-  return { events: out, stop: 'end', skipped: (q.offset ?? 0) - toSkip };
+  return { events: out, stop: 'end', skipped: offset - toSkip };
 }
 
 /** Needles of which a block must contain one, or undefined where one of the values has none. */
