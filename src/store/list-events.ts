@@ -150,8 +150,15 @@ export function listEvents(
   return { events: out, stop: 'end', skipped: offset - toSkip };
 }
 
-/** Needles of which a block must contain one, or undefined where one of the values has none. */
+/**
+ * Past about this many distinct ids, searching a block's bytes for each costs as much as decoding
+ * it (a 58 KB block of 100 events: ~14 µs per search, ~150 µs to decode).
+ */
+const MAX_ANY_OF_NEEDLES = 8;
+
+/** Needles of which a block must contain one, or undefined where there are too many or one of the values has none. */
 function anyOfNeedles(values: readonly string[]): Buffer[] | undefined {
+  if (values.length > MAX_ANY_OF_NEEDLES) return undefined;
   const out: Buffer[] = [];
   for (const v of values) {
     const n = utf8Needle(v);

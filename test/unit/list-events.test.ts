@@ -122,6 +122,10 @@ describe('listEvents', () => {
     expect(listEvents(dbs, { ...q, distinctIds: [] })).toEqual({ events: [], stop: 'end', skipped: 0 });
     // One value without a byte prefilter (a lone surrogate) makes every block a candidate.
     expect(() => listEvents(dbs, { ...q, distinctIds: ['user-1', 'x\ud800'] })).toThrow();
+    // So do many values (searching for each would cost more than decoding).
+    const many = Array.from({ length: 9 }, (_, i) => `nobody-${i}`);
+    expect(() => listEvents(dbs, { ...q, distinctIds: many })).toThrow();
+    expect(numbers(listEvents(dbs, { ...q, distinctIds: many.slice(0, 8) }))).toEqual([]);
   });
 
   it('passes over `offset` matches first, also across slices and with a cursor after it', async () => {
