@@ -18,6 +18,15 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** distinct_id is cut to 200 characters (capture-rs extract_distinct_id_checked). */
 export const MAX_DISTINCT_ID_CHARS = 200;
 
+/**
+ * PostHog's person tables hold distinct ids in a varchar(400): a merge refuses a longer
+ * `$anon_distinct_id` or alias, so no stored distinct id has more code points than this.
+ */
+export const MAX_MERGE_DISTINCT_ID_CODE_POINTS = 400;
+
+/** PostHog's groups table keys are varchar(400); longer `$group_key`s drop the event. */
+export const MAX_GROUP_KEY_CHARS = 400;
+
 /** Event names are cut to 200 characters (ingestion sanitizeEventName). */
 export const MAX_EVENT_NAME_CHARS = 200;
 

@@ -23,10 +23,9 @@
  */
 import { jsonEqual } from '../flags/json-equal.js';
 import type { StoredEvent } from '../ingest/types.js';
+import { MAX_GROUP_KEY_CHARS } from '../limits.js';
 import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
 
-/** PostHog's groups table keys are varchar(400); longer `$group_key`s drop the event. */
-export const MAX_GROUP_KEY_CHARS = 400;
 
 export interface GroupIdentify {
   groupType: string;

@@ -11,6 +11,9 @@
  * in double quotes.
  */
 
+import { MAX_MERGE_DISTINCT_ID_CODE_POINTS } from '../limits.js';
+import { exceedsCodePoints } from '../util/code-points.js';
+
 /** Illegal in any letter case (`'Anonymous'`, `'"GUEST"'`). */
 const CASE_INSENSITIVE = [
   'anonymous',
@@ -28,9 +31,6 @@ const CASE_INSENSITIVE = [
 /** Illegal only exactly as written: `'NaN'` is refused, `'nan'` is a fine id. */
 const CASE_SENSITIVE = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', 'undefined'];
 
-/** PostHog's person tables hold distinct ids in a varchar(400); longer ids can never be merged. */
-const MAX_MERGE_ID_CODE_POINTS = 400;
-
 function withQuotedForms(ids: readonly string[]): ReadonlySet<string> {
   return new Set(ids.flatMap((id) => [id, `'${id}'`, `"${id}"`]));
 }
@@ -43,16 +43,11 @@ export function isIllegalDistinctId(id: string): boolean {
   return id.trim() === '' || ILLEGAL_ANY_CASE.has(id.toLowerCase()) || ILLEGAL_EXACT.has(id);
 }
 
-function exceedsCodePoints(id: string, max: number): boolean {
-  // A string never has more code points than UTF-16 units, so short ids skip the count.
-  return id.length > max && [...id].length > max;
-}
-
 /**
  * PostHog's `isDistinctIdUnmergeable`: an illegal id, or one holding NUL, or longer than 400 code
  * points. Capture already replaces NUL and cuts the event's own distinct_id to 200 characters, but
  * `$anon_distinct_id` and `alias` reach the merge as sent.
  */
 export function isIllegalMergeId(id: string): boolean {
-  return isIllegalDistinctId(id) || id.includes('\0') || exceedsCodePoints(id, MAX_MERGE_ID_CODE_POINTS);
+  return isIllegalDistinctId(id) || id.includes('\0') || exceedsCodePoints(id, MAX_MERGE_DISTINCT_ID_CODE_POINTS);
 }

@@ -5,6 +5,7 @@
  * type must bump the project's flag version (`bumpFlagsVersion`) in the same transaction: flag
  * snapshots and served definitions include the mapping and are rebuilt only when it moves.
  */
+import { MAX_GROUP_KEY_CHARS } from '../limits.js';
 import type { StoreDatabases } from './open-store.js';
 import { scanInSlices, type ScanPacing } from './scan-in-slices.js';
 
@@ -30,6 +31,7 @@ export class GroupReader {
   }
 
   get(projectId: number, typeIndex: number, key: string): GroupRecord | undefined {
+    if (key.length > MAX_GROUP_KEY_CHARS) return undefined; // never stored; may not fit in an LMDB key
     return this.dbs.groups.get([projectId, typeIndex, key]) as GroupRecord | undefined;
   }
 

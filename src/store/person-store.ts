@@ -4,6 +4,8 @@
  * `[project, person id, distinct id]` → null). The person processor writes them, all three in
  * the same transactions; flag evaluation and the persons API read them.
  */
+import { MAX_MERGE_DISTINCT_ID_CODE_POINTS } from '../limits.js';
+import { exceedsCodePoints } from '../util/code-points.js';
 import type { StoreDatabases } from './open-store.js';
 import { scanInSlices, type ScanPacing } from './scan-in-slices.js';
 
@@ -21,6 +23,9 @@ export class PersonReader {
   constructor(protected readonly dbs: StoreDatabases) {}
 
   personIdOf(projectId: number, distinctId: string): number | undefined {
+    // No stored distinct id is longer, and a longer one may not fit in an LMDB key (1,978 bytes):
+    // an API or flags request may name one, and gets "no such person" as from PostHog.
+    if (exceedsCodePoints(distinctId, MAX_MERGE_DISTINCT_ID_CODE_POINTS)) return undefined;
     return this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined;
   }
 

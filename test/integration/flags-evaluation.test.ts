@@ -307,6 +307,20 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(own).not.toEqual(anonymous);
   });
 
+  it('reads ids and group keys too long to be stored as unknown, without an error', async () => {
+    // Longer than any stored distinct id (400 code points) or group key (400), and than an LMDB key.
+    const long = '😀'.repeat(600);
+    for (const extra of [
+      { distinct_id: long },
+      { distinct_id: 'user-1', $anon_distinct_id: long },
+      { distinct_id: 'user-1', groups: { company: long } },
+    ]) {
+      const r = await postJson(d, '/flags/?v=2', flagsBody(extra));
+      expect(r.status).toBe(200);
+      expect((r.json as V2Body).errorsWhileComputingFlags, JSON.stringify(Object.keys(extra))).toBe(false);
+    }
+  });
+
   it('serves remote config for posthog-js at /array/:token/config and config.js', async () => {
     const config = await send(d, `/array/${d.projectKey}/config`);
     expect(config.status).toBe(200);

@@ -183,6 +183,12 @@ describe('persons and groups API', () => {
       expect(uuids(await personsPage('?email=CAROL%40example.org'))).toEqual([]);
     });
 
+    it('finds nobody for a distinct id or search longer than any stored id', async () => {
+      const long = encodeURIComponent('😀'.repeat(600));
+      expect(uuids(await personsPage(`?distinct_id=${long}`))).toEqual([]);
+      expect(uuids(await personsPage(`?search=${long}`))).toEqual([]);
+    });
+
     it('answers 400 for the properties and cohort filters it does not apply yet, rather than listing everyone', async () => {
       expect(uuids(await personsPage('?properties=%5B%5D&email=carol%40example.org'))).toEqual([carol.uuid]);
       for (const [query, attr, detail] of [
@@ -323,7 +329,8 @@ describe('persons and groups API', () => {
         200,
         { group_type_index: 0, group_key: 'acme', group_properties: acme.group_properties, created_at: '2024-05-01T00:00:00.000000Z', notebook: null },
       ]);
-      for (const query of ['group_type_index=0&group_key=ACME', 'group_type_index=1&group_key=acme', 'group_type_index=0&group_key=acm']) {
+      const tooLong = `group_type_index=0&group_key=${encodeURIComponent('😀'.repeat(600))}`;
+      for (const query of ['group_type_index=0&group_key=ACME', 'group_type_index=1&group_key=acme', 'group_type_index=0&group_key=acm', tooLong]) {
         const miss = await admin.get(`${GROUPS}find?${query}`);
         expect([miss.status, miss.json], query).toEqual([404, errorBody('invalid_request', 'not_found', 'Not found.')]);
       }

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_GROUP_KEY_CHARS,
-  applyGroupSet,
-  groupIndexProperties,
-  groupTypesOf,
-  parseGroupIdentify,
-} from '../../src/persons/group-event.js';
+import { MAX_GROUP_KEY_CHARS } from '../../src/limits.js';
+import { applyGroupSet, groupIndexProperties, groupTypesOf, parseGroupIdentify } from '../../src/persons/group-event.js';
 import { MAX_GROUP_TYPES, allocateGroupTypeIndex } from '../../src/persons/group-types.js';
 
 const mapping = (entries: [string, number][]): Map<string, number> => new Map(entries);
