@@ -35,7 +35,7 @@ export class ScanPool {
   async eventByUuid(projectId: number, uuid: string): Promise<StoredEvent | undefined> {
     const query: ListEventsQuery = { projectId, uuid, limit: 1 };
     const { events } = await this.pool.run<EventsApiPage>({ kind: 'events-page', query, sliceMs: SLICE_MS, budgetMs: Infinity });
-    return events[0]?.event;
+    return events[0];
   }
 
   personsPage(query: PersonsPageQuery): Promise<PersonsPage> {

@@ -1,6 +1,6 @@
 /**
- * Pages of the events API read from the event log, newest first (in ingest order), a bounded
- * piece of the log at a time.
+ * Pages of the events API read from the event log, newest or oldest first (in ingest order), a
+ * bounded piece of the log at a time.
  *
  * The log has no secondary index, so a filter that matches little (`distinct_id` of one user,
  * an `event` name, an old `before`) reads the whole log: ~2 µs per event to decode, seconds for a
@@ -24,8 +24,13 @@ import type { ScanPacing } from './scan-in-slices.js';
 /** Room for the clock stepping back between an event's normalization and its block's key. */
 const CLOCK_STEP_SLACK_MS = 60 * 60 * 1000;
 
+/** Newest or oldest first, in the order events were received. */
+export type EventsOrder = 'newest' | 'oldest';
+
 export interface ListEventsQuery {
   projectId: number;
+  /** Default: newest first. */
+  order?: EventsOrder;
   event?: string;
   /** Only events of these distinct ids (of one person, say); empty: no event matches. */
   distinctIds?: readonly string[];
@@ -46,16 +51,18 @@ export interface ListEventsQuery {
   lookAhead?: boolean;
 }
 
-/** Where an event is: its block and its index in the block. Listing goes on below it. */
+/**
+ * Where a page stopped: a block and a boundary between two of its events. Newest first, listing
+ * goes on with the block's events below the boundary, then older blocks; oldest first, with those
+ * at and above it, then newer blocks. 0 (newest first) or `BLOCK_END` (oldest first): the block is done.
+ */
 export type EventPosition = [...EventKey, number];
 
-export interface ListedEvent {
-  position: EventPosition;
-  event: StoredEvent;
-}
+/** A boundary past the end of any block. */
+const BLOCK_END = 2 ** 32;
 
 export interface EventsPage {
-  events: ListedEvent[];
+  events: StoredEvent[];
   /** Where the next page starts; absent when the log holds no more matching events. */
   nextCursor?: string;
   /** Matching events passed over for `offset`. */
@@ -79,7 +86,7 @@ export async function listEventsPaced(
   budgetMs: number,
 ): Promise<EventsApiPage> {
   const until = performance.now() + budgetMs;
-  const events: ListedEvent[] = [];
+  const events: StoredEvent[] = [];
   let cursor = q.cursor;
   let offset = q.offset ?? 0;
   for (;;) {
@@ -97,7 +104,7 @@ export async function listEventsPaced(
 
 /** What the events API answers: the events, and where the next page starts unless the log is done. */
 export interface EventsApiPage {
-  events: ListedEvent[];
+  events: StoredEvent[];
   nextCursor: string | undefined;
 }
 
@@ -108,44 +115,43 @@ export function listEvents(
   shouldStop: () => boolean = () => false,
 ): EventsPage {
   if (q.distinctIds?.length === 0) return { events: [], stop: 'end', skipped: 0 };
+  const newest = q.order !== 'oldest';
   const from = q.cursor ? decodeCursor(q.cursor) : undefined;
   const needles = [q.event, q.uuid].flatMap((s) => (s === undefined ? [] : utf8Needle(s)));
   const anyNeedles = q.distinctIds === undefined ? undefined : anyOfNeedles(q.distinctIds);
   const oldestKeyMicros = q.afterMs === undefined ? -Infinity : (q.afterMs - MAX_FUTURE_SKEW_MS - CLOCK_STEP_SLACK_MS) * 1000;
   const filter = eventFilter(q);
-  const out: ListedEvent[] = [];
+  const out: StoredEvent[] = [];
   const offset = q.offset ?? 0;
   let toSkip = offset;
-  const range = dbs.events.getRange({ reverse: true, ...(from ? { start: from.slice(0, 3) as EventKey } : {}) });
+  // Oldest first, `after` starts the read where newest first would stop it.
+  const start = from ? (from.slice(0, 3) as EventKey) : !newest && q.afterMs !== undefined ? [Math.floor(oldestKeyMicros)] : undefined;
+  const range = dbs.events.getRange({ reverse: newest, ...(start ? { start: start as EventKey } : {}) });
+  const step = newest ? -1 : 1;
   for (const { key, value } of range) {
-    if (key[0] < oldestKeyMicros) break;
-    const resumed = from !== undefined && sameBlock(key, from);
-    if (resumed && from[3] === 0) continue; // the previous page ended with this block
+    if (newest && key[0] < oldestKeyMicros) break;
+    const cursorAt = (boundary: number) => encodeCursor([key[0], key[1], key[2], boundary]);
+    const boundary = from !== undefined && sameBlock(key, from) ? from[3] : newest ? BLOCK_END : 0;
+    if (boundary === (newest ? 0 : BLOCK_END)) continue; // the previous page ended with this block
     if (needles.every((n) => value.includes(n)) && (anyNeedles === undefined || anyNeedles.some((n) => value.includes(n)))) {
       const block = decodeBlock(value);
-      const top = resumed ? from[3] - 1 : block.length - 1;
-      for (let i = top; i >= 0; i--) {
+      for (let i = newest ? Math.min(boundary, block.length) - 1 : boundary; i >= 0 && i < block.length; i += step) {
         const e = block[i] as StoredEvent;
         if (!matches(e, filter)) continue;
         if (toSkip > 0) {
           toSkip--;
           continue;
         }
-        // The match after a full page: the next page starts with it (below index i + 1).
-        if (out.length === q.limit) {
-          return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], i + 1]), stop: 'full', skipped: offset };
-        }
-        const position: EventPosition = [key[0], key[1], key[2], i];
-        out.push({ position, event: e });
+        // The match after a full page: the next page starts with it.
+        if (out.length === q.limit) return { events: out, nextCursor: cursorAt(newest ? i + 1 : i), stop: 'full', skipped: offset };
+        out.push(e);
         if (out.length === q.limit && q.lookAhead !== true) {
-          return { events: out, nextCursor: encodeCursor(position), stop: 'full', skipped: offset };
+          return { events: out, nextCursor: cursorAt(newest ? i : i + 1), stop: 'full', skipped: offset };
         }
       }
     }
-    // Index 0 of a block: the next call goes on with the block below it.
-    if (shouldStop()) {
-      return { events: out, nextCursor: encodeCursor([key[0], key[1], key[2], 0]), stop: 'budget', skipped: offset - toSkip };
-    }
+    // The block is done: the next call goes on with the one after it.
+    if (shouldStop()) return { events: out, nextCursor: cursorAt(newest ? 0 : BLOCK_END), stop: 'budget', skipped: offset - toSkip };
   }
   return { events: out, stop: 'end', skipped: offset - toSkip };
 }

@@ -197,7 +197,8 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
       expect([ok, r.status, (r.json as ApiPage).results.length]).toEqual([ok, 200, 1]);
     }
     const refused: Array<[string, string, string]> = [
-      [`orderBy=${encodeURIComponent('["timestamp"]')}`, 'orderBy', 'Hedgerow lists events newest first only: orderBy ["-timestamp"]'],
+      [`orderBy=${encodeURIComponent('["event"]')}`, 'orderBy', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only'],
+      [`orderBy=${encodeURIComponent('["-timestamp","event"]')}`, 'orderBy', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only'],
       ['orderBy=timestamp', 'orderBy', 'orderBy must be a JSON list'],
       [`properties=${encodeURIComponent('[{"key":"plan","value":"pro"}]')}`, 'properties', 'Hedgerow does not filter the events list by properties yet'],
       ['properties=%7Bnope', 'properties', 'Properties are unparsable!'],
@@ -210,6 +211,22 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     }
     const action = await get('action_id=1');
     expect([action.status, action.json]).toEqual([200, { next: null, results: [] }]);
+  });
+
+  it('lists oldest first with orderBy ["timestamp"], every event once across pages', async () => {
+    const id = uniqueId('oldest');
+    await capture(Array.from({ length: 5 }, (_, i) => ({ event: `a${i}`, distinct_id: id })));
+    await capture(Array.from({ length: 5 }, (_, i) => ({ event: `b${i}`, distinct_id: id })));
+    const orderBy = encodeURIComponent('["timestamp"]');
+    let page = (await api(`/api/projects/1/events/?distinct_id=${id}&limit=3&orderBy=${orderBy}`, bearer(d.personalKey))).json as ApiPage;
+    const seen = page.results.map((e) => e.event);
+    while (page.next !== null) {
+      expect(new URL(page.next).searchParams.get('orderBy')).toBe('["timestamp"]');
+      const next = new URL(page.next);
+      page = (await api(next.pathname + next.search, bearer(d.personalKey))).json as ApiPage;
+      seen.push(...page.results.map((e) => e.event));
+    }
+    expect(seen).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'b0', 'b1', 'b2', 'b3', 'b4']);
   });
 
   it('the last page has no next link, also when it is full', async () => {

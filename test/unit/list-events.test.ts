@@ -47,7 +47,7 @@ function tenBlocks(): Array<{ atMs: number; events: StoredEvent[] }> {
   }));
 }
 
-const numbers = (page: Pick<EventsPage, 'events'>) => page.events.map((e) => e.event.properties['n']);
+const numbers = (page: Pick<EventsPage, 'events'>) => page.events.map((e) => e.properties['n']);
 
 /** Every page from the first, following each page's cursor. */
 function allPages(dbs: StoreDatabases, q: ListEventsQuery, shouldStop?: () => boolean): EventsPage[] {
@@ -88,6 +88,41 @@ describe('listEvents', () => {
     const filtered = allPages(dbs, { projectId: 1, limit: 5, distinctIds: ['user-1'], lookAhead: true });
     expect(filtered.flatMap(numbers)).toEqual(Array.from({ length: 25 }, (_, i) => 97 - 4 * i));
     expect(filtered.map((p) => p.stop)).toEqual(['full', 'full', 'full', 'full', 'end']);
+  });
+
+  it('lists oldest first too, with the same cursors, cuts, look-ahead and offset', async () => {
+    const dbs = await withLog(tenBlocks());
+    const ascending = Array.from({ length: 100 }, (_, i) => i);
+    for (const limit of [1, 3, 10, 25, 100]) {
+      for (const lookAhead of [false, true]) {
+        const q: ListEventsQuery = { projectId: 1, limit, lookAhead, order: 'oldest' };
+        const pages = allPages(dbs, q);
+        expect(pages.flatMap(numbers), `limit ${limit}`).toEqual(ascending);
+        expect(pages.at(-1)?.nextCursor).toBeUndefined();
+        if (lookAhead) expect(pages.length).toBe(Math.ceil(100 / limit));
+        expect(allPages(dbs, q, () => true).flatMap(numbers), `limit ${limit}, cut after every block`).toEqual(ascending);
+      }
+    }
+    const user1 = Array.from({ length: 25 }, (_, i) => 1 + 4 * i);
+    const q: ListEventsQuery = { projectId: 1, limit: 4, distinctIds: ['user-1'], lookAhead: true, order: 'oldest' };
+    expect(allPages(dbs, q).flatMap(numbers)).toEqual(user1);
+    expect(numbers(listEvents(dbs, { ...q, offset: 5 }))).toEqual(user1.slice(5, 9));
+    const paced = await listEventsPaced(dbs, { ...q, offset: 5 }, { sliceMs: 0, pause: async () => {} }, 0);
+    const rest = paced.nextCursor === undefined ? [] : allPages(dbs, { ...q, cursor: paced.nextCursor }).flatMap(numbers);
+    expect([...numbers(paced), ...rest]).toEqual(user1.slice(5));
+  });
+
+  it('oldest first, `after` starts the read at blocks ingested late enough to hold a match', async () => {
+    const afterMs = NOW_MS - 60_000;
+    const cutoffMs = afterMs - MAX_FUTURE_SKEW_MS - 3_600_000;
+    const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]);
+    const dbs = await withLog([
+      { atMs: cutoffMs - 1, raw: garbage },
+      { atMs: cutoffMs + 1, events: [event(1, { timestamp: new Date(afterMs + 1).toISOString() }), event(2)] },
+      { atMs: NOW_MS, events: [event(3, { timestamp: new Date(NOW_MS).toISOString() })] },
+    ]);
+    const page = listEvents(dbs, { projectId: 1, limit: 10, afterMs, order: 'oldest' });
+    expect([numbers(page), page.stop]).toEqual([[1, 3], 'end']);
   });
 
   it('cut short after any block, the pages still add up to the same events', async () => {
@@ -164,7 +199,7 @@ describe('listEvents', () => {
     expect(numbers(listEvents(dbs, { ...q, distinctIds: ['üser-😀'], event: 'ñ' }))).toEqual([1]);
     const stored = listEvents(dbs, { ...q, distinctIds: ['user-\ud800'] });
     expect(stored.events).toEqual([]); // msgpackr reads the surrogate back as U+FFFD characters
-    const shown = listEvents(dbs, q).events[0]!.event.distinct_id;
+    const shown = listEvents(dbs, q).events[0]!.distinct_id;
     expect(shown).toMatch(/^user-\ufffd+$/);
     expect(numbers(listEvents(dbs, { ...q, distinctIds: [shown] }))).toEqual([2]);
   });
@@ -278,7 +313,7 @@ describe('listEventsPaced', () => {
     const dbs = await withLog(tenBlocks());
     const uuid = event(42).uuid;
     const page = await listEventsPaced(dbs, { projectId: 1, uuid, limit: 1 }, paced(), Infinity);
-    expect(page.events.map((e) => e.event.uuid)).toEqual([uuid]);
+    expect(page.events.map((e) => e.uuid)).toEqual([uuid]);
     expect((await listEventsPaced(dbs, { projectId: 1, uuid: event(1000).uuid, limit: 1 }, paced(), Infinity)).events).toEqual([]);
   });
 });

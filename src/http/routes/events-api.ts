@@ -1,9 +1,10 @@
 /**
- * `GET /api/projects/:project_id/events/`: stored events, newest first, with cursor pagination
- * (`next` is an absolute URL, and null on the last page), `offset`, and the filters `event`,
- * `distinct_id`, `person_id`, `after`, `before`. Parameters of PostHog's that Hedgerow cannot honour
- * yet (`properties`, an `orderBy` other than newest first, `select`/`where`) answer 400 rather than
- * be ignored; `action_id` matches nothing, as for an action PostHog does not have.
+ * `GET /api/projects/:project_id/events/`: stored events, newest first (or oldest first with
+ * `orderBy=["timestamp"]`), with cursor pagination (`next` is an absolute URL, and null on the last
+ * page), `offset`, and the filters `event`, `distinct_id`, `person_id`, `after`, `before`.
+ * Parameters of PostHog's that Hedgerow cannot honour yet (`properties`, any other `orderBy`,
+ * `select`/`where`) answer 400 rather than be ignored; `action_id` matches nothing, as for an
+ * action PostHog does not have.
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
@@ -15,7 +16,7 @@ import { canonicalUuid } from '../../persons/person-list-query.js';
 import { parsePersonRef } from '../../persons/person-ref.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import { decodeCursor } from '../../store/list-events.js';
+import { decodeCursor, type EventsOrder } from '../../store/list-events.js';
 import { relativeDateParse } from '../../util/relative-date-parse.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { refusePropertyFilter } from '../property-filter-param.js';
@@ -40,7 +41,7 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const page = await deps.scans().eventsPage(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
-      results: page.events.map(({ event }) => renderEvent(event)),
+      results: page.events.map(renderEvent),
     });
   });
   router.add(['GET'], '/api/projects/:project_id/events/:id', 'api:event', async (req, params) => {
@@ -69,7 +70,7 @@ function renderEvent(e: StoredEvent): Record<string, unknown> {
 
 function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   refuseUnsupported(q);
-  const out: EventsPageQuery = { projectId, limit: DEFAULT_LIMIT, lookAhead: true };
+  const out: EventsPageQuery = { projectId, limit: DEFAULT_LIMIT, lookAhead: true, order: listOrder(q.get('orderBy')) };
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
@@ -109,20 +110,23 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   return out;
 }
 
+/** `orderBy`: `["-timestamp"]` (PostHog's default) or `["timestamp"]`; Hedgerow orders by receipt. */
+function listOrder(orderBy: string | null): EventsOrder {
+  if (!orderBy) return 'newest';
+  let order: unknown;
+  try {
+    order = JSON.parse(orderBy);
+  } catch {
+    throw new HedgerowError('HR_INVALID_QUERY', 'orderBy must be a JSON list', 'orderBy');
+  }
+  if (Array.isArray(order) && order.length === 1 && (order[0] === '-timestamp' || order[0] === 'timestamp')) {
+    return order[0] === 'timestamp' ? 'oldest' : 'newest';
+  }
+  throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only', 'orderBy');
+}
+
 /** PostHog parameters that would change the answer and that Hedgerow does not implement. */
 function refuseUnsupported(q: URLSearchParams): void {
-  const orderBy = q.get('orderBy');
-  if (orderBy) {
-    let order: unknown;
-    try {
-      order = JSON.parse(orderBy);
-    } catch {
-      throw new HedgerowError('HR_INVALID_QUERY', 'orderBy must be a JSON list', 'orderBy');
-    }
-    if (!(Array.isArray(order) && order.length === 1 && order[0] === '-timestamp')) {
-      throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow lists events newest first only: orderBy ["-timestamp"]', 'orderBy');
-    }
-  }
   refusePropertyFilter(q, 'events list');
   for (const name of ['select', 'where']) {
     if (q.get(name)) throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not support ${name} on the events list`, name);
