@@ -8,6 +8,7 @@
 
 import { HedgerowError } from '../errors.js';
 import type { CohortInfo } from './cohort-checks.js';
+import { FLAG_KEY_FORMAT, FLAG_KEY_MAX_LENGTH } from './flag-key.js';
 import {
   readBooleanField,
   readCharField,
@@ -42,8 +43,6 @@ export interface FlagValidationContext {
   now?: Date;
 }
 
-const KEY_FORMAT = /^[a-zA-Z0-9_-]+$/;
-const KEY_MAX_LENGTH = 400;
 const CREATION_CONTEXTS = ['feature_flags', 'experiments', 'surveys', 'early_access_features', 'web_experiments'];
 const DRY_RUN_FAILED = "Can't evaluate flag - please check release conditions";
 
@@ -54,7 +53,7 @@ function checkKey(key: string, ctx: FlagValidationContext): string {
   if (holder !== undefined && holder !== ctx.current?.id) {
     throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
   }
-  if (!KEY_FORMAT.test(key)) throw new HedgerowError('HR_INVALID_FLAG_KEY');
+  if (!FLAG_KEY_FORMAT.test(key)) throw new HedgerowError('HR_INVALID_FLAG_KEY');
   return key;
 }
 
@@ -72,7 +71,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
   ['name', (v, out) => (out.name = readCharField(v, 'name', { allowBlank: true }))],
   [
     'key',
-    (v, out, ctx) => (out.key = checkKey(readCharField(v, 'key', { allowBlank: false, maxLength: KEY_MAX_LENGTH }), ctx)),
+    (v, out, ctx) => (out.key = checkKey(readCharField(v, 'key', { allowBlank: false, maxLength: FLAG_KEY_MAX_LENGTH }), ctx)),
   ],
   [
     'filters',

@@ -26,15 +26,11 @@ import type { StoredEvent } from '../ingest/types.js';
 import { MAX_GROUP_KEY_CHARS } from '../limits.js';
 import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
 
-
 export interface GroupIdentify {
   groupType: string;
   groupKey: string;
   set: Record<string, unknown>;
 }
-
-
-
 
 /** Strings as they are, numbers and booleans as text, anything else undefined. */
 function scalarText(value: unknown): string | undefined {

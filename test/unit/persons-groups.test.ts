@@ -27,6 +27,11 @@ describe('allocateGroupTypeIndex (spec §7.4)', () => {
     expect(allocateGroupTypeIndex(mapping([['b', 1], ['c', 4]]), 'd')).toBe(0);
   });
 
+  it('never registers a name over 400 characters', () => {
+    expect(allocateGroupTypeIndex(new Map(), 'g'.repeat(400))).toBe(0);
+    expect(allocateGroupTypeIndex(new Map(), 'g'.repeat(401))).toBeUndefined();
+  });
+
   it('drops a sixth type', () => {
     const full = mapping([['a', 0], ['b', 1], ['c', 2], ['d', 3], ['e', 4]]);
     expect(allocateGroupTypeIndex(full, 'f')).toBeUndefined();

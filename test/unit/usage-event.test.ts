@@ -43,6 +43,19 @@ describe('usageContribution', () => {
     }
   });
 
+  it('ignores a flag key no flag can have, and cuts a long breakdown value to 400 bytes of UTF-8', () => {
+    for (const flag of ['with space', 'ümlaut', 'a'.repeat(401), '😀']) {
+      expect(usageContribution(event('$feature_flag_called', { $feature_flag: flag })), flag).toBeUndefined();
+    }
+    expect(usageContribution(event('$feature_view', { feature_flag: 'a'.repeat(400) }))?.flagKey).toBe('a'.repeat(400));
+    const cut = (response: string) => usageContribution(event('$feature_flag_called', { $feature_flag: 'f', $feature_flag_response: response }))!.breakdown;
+    expect(cut('x'.repeat(400))).toBe('x'.repeat(400));
+    expect(cut('x'.repeat(401))).toBe('x'.repeat(400));
+    expect(cut('😀'.repeat(150))).toBe('😀'.repeat(100)); // 4 bytes each
+    expect(cut(`${'x'.repeat(398)}😀`)).toBe('x'.repeat(398)); // not split inside a character
+    expect(cut('é'.repeat(133))).toBe('é'.repeat(133)); // 266 bytes: kept whole
+  });
+
   it('ignores a missing, empty or non-string flag key', () => {
     for (const flag of [undefined, null, '', 1, true, ['beta'], { key: 'beta' }]) {
       const props = flag === undefined ? {} : { $feature_flag: flag, feature_flag: flag };
@@ -53,7 +66,8 @@ describe('usageContribution', () => {
   });
 
   it('keeps the flag key as sent (no trimming or case folding)', () => {
-    expect(usageContribution(event('$feature_flag_called', { $feature_flag: ' Beta ' }))?.flagKey).toBe(' Beta ');
+    expect(usageContribution(event('$feature_flag_called', { $feature_flag: 'Beta-2_x' }))?.flagKey).toBe('Beta-2_x');
+    expect(usageContribution(event('$feature_flag_called', { $feature_flag: ' Beta ' }))).toBeUndefined(); // no flag has it
   });
 
   it('shows the response as breakdown text: strings as is, booleans and numbers as JSON, missing as ""', () => {

@@ -1,0 +1,54 @@
+/**
+ * Events any holder of the public project key can send, with values that would not fit in an LMDB
+ * key (1,978 bytes) if they reached one: the person processor must apply the log past them, never
+ * stop behind one (a failed batch transaction stops person processing for good, since a restart
+ * meets the same batch). Real capture pipeline, real temporary store.
+ */
+import { describe, expect, it } from 'vitest';
+import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
+import { PersonProcessor } from '../../src/processing/person-processor.js';
+import { EventWriter, encodeBlock, encodeEvent } from '../../src/store/event-log.js';
+import { openStore } from '../../src/store/open-store.js';
+import { PersonReader } from '../../src/store/person-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs('hedgerow-hostile-');
+const long = '😀'.repeat(600); // 2,400 bytes of UTF-8
+const longBmp = 'é'.repeat(1000);
+
+function normalized(batch: Array<Record<string, unknown>>) {
+  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
+  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
+  return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, new Date()).events;
+}
+
+describe('the person processor and hostile values', () => {
+  it('applies every block past events whose values cannot be stored as keys', async () => {
+    const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
+    const writer = new EventWriter(dbs);
+    const hostile = [
+      { event: '$feature_flag_called', distinct_id: 'u1', properties: { $feature_flag: long, $feature_flag_response: true } },
+      { event: '$feature_flag_called', distinct_id: longBmp, properties: { $feature_flag: 'f'.repeat(400), $feature_flag_response: long } },
+      { event: '$feature_view', distinct_id: 'u1', properties: { feature_flag: longBmp } },
+      { event: '$feature_interaction', distinct_id: 'u1', properties: { feature_flag: 'ok', $feature_flag_response: long } },
+      { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: long, $group_key: 'k', $group_set: { a: 1 } } },
+      { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'company', $group_key: long } },
+      { event: '$groupidentify', distinct_id: 'u1', properties: { $group_type: 'company', $group_key: 'é'.repeat(400) } },
+      { event: 'x', distinct_id: 'u1', properties: { $groups: { [long]: 'k', company: long } } },
+      { event: '$identify', distinct_id: 'u2', properties: { $anon_distinct_id: long, $set: { [long]: long } } },
+      { event: '$create_alias', distinct_id: 'u2', properties: { alias: longBmp } },
+      { event: '$set', distinct_id: longBmp, properties: { $set: { email: long }, $set_once: { [longBmp]: 1 }, $unset: [long] } },
+    ];
+    for (const e of hostile) await writer.append(encodeBlock(normalized([e]).map(encodeEvent)));
+    await writer.append(encodeBlock(normalized([{ event: '$pageview', distinct_id: 'after-them' }]).map(encodeEvent)));
+
+    const processor = new PersonProcessor(dbs);
+    let applied = 0;
+    for (let report = processor.step(); report !== undefined; report = processor.step()) applied += report.events;
+    expect(applied).toBe(hostile.length + 1);
+    const persons = new PersonReader(dbs);
+    expect(persons.byDistinctId(1, 'after-them')).toBeDefined();
+    expect(persons.byDistinctId(1, longBmp.slice(0, 200))).toBeDefined(); // capture cut it to 200 characters
+    dbs.root.close();
+  });
+});
