@@ -2,9 +2,11 @@
  * Events any holder of the public project key can send, with values that would not fit in an LMDB
  * key (1,978 bytes) if they reached one: the person processor must apply the log past them, never
  * stop behind one (a failed batch transaction stops person processing for good, since a restart
- * meets the same batch). Real capture pipeline, real temporary store.
+ * meets the same batch). Real capture pipeline, real temporary store, and the blast radius tables
+ * updated after each batch, as the daemon's processor thread runs it.
  */
 import { describe, expect, it } from 'vitest';
+import { BlastRadiusIndex } from '../../src/blast-radius/blast-radius-index.js';
 import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
 import { PersonProcessor } from '../../src/processing/person-processor.js';
 import { EventWriter, encodeBlock, encodeEvent } from '../../src/store/event-log.js';
@@ -38,11 +40,19 @@ describe('the person processor and hostile values', () => {
       { event: '$identify', distinct_id: 'u2', properties: { $anon_distinct_id: long, $set: { [long]: long } } },
       { event: '$create_alias', distinct_id: 'u2', properties: { alias: longBmp } },
       { event: '$set', distinct_id: longBmp, properties: { $set: { email: long }, $set_once: { [longBmp]: 1 }, $unset: [long] } },
+      {
+        event: '$set',
+        distinct_id: 'u3',
+        properties: { $set: { n: 1e308, neg: -0, deep: { a: [{ b: [null, true, 'x'] }] }, list: [long], date: '9999-12-31T23:59:59Z', empty: '', nul: null } },
+      },
+      { event: '$groupidentify', distinct_id: 'u3', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { [long]: long, n: [1, { x: 2 }] } } },
     ];
     for (const e of hostile) await writer.append(encodeBlock(normalized([e]).map(encodeEvent)));
     await writer.append(encodeBlock(normalized([{ event: '$pageview', distinct_id: 'after-them' }]).map(encodeEvent)));
 
-    const processor = new PersonProcessor(dbs);
+    const tables = new BlastRadiusIndex(dbs);
+    while (tables.warmUp(1000));
+    const processor = new PersonProcessor(dbs, (changes) => tables.apply(changes));
     let applied = 0;
     for (let report = processor.step(); report !== undefined; report = processor.step()) applied += report.events;
     expect(applied).toBe(hostile.length + 1);
