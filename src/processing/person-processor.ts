@@ -3,10 +3,12 @@
  * per-day rollups (src/store/usage-rollups.ts). It tails the event log from a cursor (the key of
  * the last block it applied) and writes each batch of blocks in ONE write transaction that also
  * stores the new cursor, so after a crash it resumes exactly where the last commit left it:
- * nothing applied twice, nothing skipped. Runs in its own thread
+ * nothing applied twice, nothing skipped (but a block whose writes LMDB refuses, see `refused`).
+ * Runs in its own thread
  * (workers/person-worker.ts), woken by the daemon after each event-log commit.
  */
 import { TransactionFlags } from 'lmdb';
+import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import { PendingWrites } from '../store/pending-writes.js';
@@ -41,6 +43,8 @@ export interface BatchReport {
 
 export class PersonProcessor {
   private cursor: EventKey | undefined;
+  /** After a batch LMDB refused: how many of the next blocks to apply one per batch. */
+  private oneBlockAtATime = 0;
 
   /** `onCommit` sees what each batch changed, once its transaction has committed. */
   constructor(
@@ -80,8 +84,9 @@ export class PersonProcessor {
     const writes = new PendingWrites();
     const batch = new PersonBatch(this.dbs, writes);
     const rollups = new UsageRollupBatch(this.dbs, writes);
+    let events: StoredEvent[] = [];
     for (const { key, value } of this.blocksAfter(this.cursor)) {
-      const events = decodeBlock(value);
+      events = decodeBlock(value);
       for (const e of events) {
         let outcome: ApplyOutcome | 'failed';
         try {
@@ -99,14 +104,19 @@ export class PersonProcessor {
       }
       applied.push(key);
       count += events.length;
-      if (count >= MAX_EVENTS_PER_BATCH) break;
+      if (count >= MAX_EVENTS_PER_BATCH || this.oneBlockAtATime > 0) break;
     }
     if (applied.length === 0) return undefined;
     const last = applied[applied.length - 1] as EventKey;
     batch.flush();
     rollups.flush();
     writes.put(this.dbs.meta, CURSOR_KEY, last);
-    this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
+    try {
+      this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
+    } catch (err) {
+      return this.refused(applied, events, err);
+    }
+    if (this.oneBlockAtATime > 0) this.oneBlockAtATime--;
     this.cursor = last;
     this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
@@ -116,6 +126,32 @@ export class PersonProcessor {
       lagSeconds: applied.map((key) => Math.max(0, nowMicros - key[0]) / 1e6),
       outcomes,
       failures,
+    };
+  }
+
+  /**
+   * A batch whose writes LMDB refused, which no event should be able to cause (a key over LMDB's
+   * 1,978 bytes was one: every key built from event values is bounded where it is built). Its
+   * blocks are tried again one per batch, and a block refused alone is passed over, its events
+   * counted as failed: a restart would meet the same block, so stopping would stop person
+   * processing for good. Nothing of a refused batch was written.
+   */
+  private refused(applied: readonly EventKey[], lastEvents: readonly StoredEvent[], err: unknown): BatchReport | undefined {
+    if (applied.length > 1) {
+      this.oneBlockAtATime = applied.length;
+      return this.step();
+    }
+    const key = applied[0] as EventKey;
+    this.dbs.root.transactionSync(() => this.dbs.meta.putSync(CURSOR_KEY, key), SYNCED_AFTER_UNLOCK);
+    this.cursor = key;
+    this.oneBlockAtATime = Math.max(0, this.oneBlockAtATime - 1);
+    const error = `the batch's writes were refused, so its events were passed over: ${err instanceof Error ? err.message : String(err)}`;
+    return {
+      cursor: key,
+      events: lastEvents.length,
+      lagSeconds: [Math.max(0, Date.now() * 1000 - key[0]) / 1e6],
+      outcomes: { failed: lastEvents.length },
+      failures: lastEvents.map((e) => ({ uuid: e.uuid, error })),
     };
   }
 
