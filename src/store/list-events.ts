@@ -68,8 +68,8 @@ export interface EventsPage {
   /** Matching events passed over for `offset`. */
   skipped: number;
   /**
-   * `full`: `limit` events (and, with `lookAhead`, another match after them); `end`: nothing
-   * older matches; `budget`: `shouldStop` said so.
+   * `full`: `limit` events (and, with `lookAhead`, another match after them); `end`: no event
+   * further on matches; `budget`: `shouldStop` said so.
    */
   stop: 'full' | 'end' | 'budget';
 }
