@@ -10,6 +10,7 @@
  * PostHog looks for the pattern anywhere in the text and reads text without one as "now";
  * Hedgerow takes only the whole pattern and answers anything else as not a date.
  */
+import { daysInMonth, fieldsToMs } from './civil-date.js';
 
 const PATTERN = /^-?([0-9]+)?([hdwmMsqy])(Start|End)?$/;
 const SECOND_MS = 1000;
@@ -18,10 +19,6 @@ const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 /** PostHog's `End` sets microsecond 999999: the last millisecond and 0.999 of one more. */
 const END_MS = 999.999;
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate(); // month is 1-based: day 0 of the next one
-}
 
 /** The instant `text` names relative to `nowMs` (epoch ms, may have a fraction), or undefined. */
 export function relativeDateParse(text: string, nowMs: number): number | undefined {
@@ -80,8 +77,6 @@ export function relativeDateParse(text: string, nowMs: number): number | undefin
   year = Math.floor(months / 12);
   month = months - year * 12 + 1;
   day = Math.min(day, daysInMonth(year, month));
-  const at = Date.UTC(year, month - 1, day, hour, minute, second) - shiftMs;
-  const result = at + ms;
-  // Date.UTC reads years 0–99 as 1900–1999; such dates are out of any log anyway.
-  return year < 100 || !Number.isFinite(result) ? undefined : result;
+  const at = fieldsToMs(year, month, day, hour, minute, second, ms);
+  return at === undefined || !Number.isFinite(at - shiftMs) ? undefined : at - shiftMs;
 }
