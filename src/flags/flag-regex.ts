@@ -11,14 +11,17 @@
  * `^(a+)+$` cannot hold the service. V8's RegExp backtracks without a bound, and flag values come
  * from `/flags` callers, who only need the public project key: one crafted `person_properties`
  * value could hold a front-end thread for seconds. Every pattern RE2 can run (re2js, linear in the
- * input) is therefore run by RE2; only patterns that need backtracking (back-references,
- * lookaround, which `fancy_regex` supports and RE2 does not) run on V8's RegExp.
+ * input) is therefore run by RE2. Patterns that need backtracking (back-references, lookaround,
+ * which `fancy_regex` supports and RE2 does not) run on V8's RegExp with a backtrack limit, as
+ * `fancy_regex` runs them (bounded-backtracking.ts).
  */
 import { RE2JS } from 're2js';
+import { boundedBacktrackingSearch } from './bounded-backtracking.js';
 
 /** A compiled flag pattern: an unanchored search, as the Rust service runs it. */
 export interface FlagRegex {
-  test(input: string): boolean;
+  /** Whether the pattern occurs in `input`; undefined when the search gave up (bounded-backtracking.ts). */
+  search(input: string): boolean | undefined;
 }
 
 /** Compiled patterns: stateless (no `g`/`y`), so safe to share. Bounded; cleared when full. */
@@ -31,8 +34,8 @@ export function compileFlagRegex(pattern: string): FlagRegex | undefined {
   if (hit !== undefined) return hit ?? undefined;
   let re: FlagRegex | null;
   try {
-    const backtracking = new RegExp(pattern, 'u'); // the dialect check
-    re = linearTime(pattern) ?? backtracking;
+    new RegExp(pattern, 'u'); // the dialect check: throws on what the flag dialect refuses
+    re = linearTime(pattern) ?? boundedBacktrackingSearch(pattern) ?? null;
   } catch {
     re = null;
   }
@@ -43,9 +46,11 @@ export function compileFlagRegex(pattern: string): FlagRegex | undefined {
 
 /** The pattern on RE2, or undefined where RE2's syntax has no equivalent (back-references, lookaround). */
 function linearTime(pattern: string): FlagRegex | undefined {
+  let re: RE2JS;
   try {
-    return RE2JS.compile(pattern);
+    re = RE2JS.compile(pattern);
   } catch {
     return undefined;
   }
+  return { search: (input) => re.test(input) };
 }

@@ -237,6 +237,18 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(await enabled({})).toBe(false);
   });
 
+  it('bounds a lookaround pattern: a crafted property value is answered at once, as no match', async () => {
+    await createFlag({
+      key: 'lookahead-gate',
+      filters: { groups: [{ properties: [{ key: 'handle', value: '^(?=(a+)+$)', operator: 'regex', type: 'person' }] }] },
+    });
+    const flag = async (handle: string) =>
+      ((await postJson(d, '/flags/?v=2', flagsBody({ person_properties: { handle } }))).json as V2Body).flags['lookahead-gate'];
+    // Unbounded, V8 would try 2^40 ways to split the a's while the thread served nothing else.
+    expect(await flag(`${'a'.repeat(40)}!`)).toMatchObject({ enabled: false, reason: { code: 'no_condition_match' } });
+    expect(await flag('aaaa')).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
+  });
+
   it('answers from the request when the stored person cannot be read, with errorsWhileComputingFlags set', async () => {
     // A real store failure: a person record that is not JSON, written beside the daemon.
     const dbs = openStore({ dataDir: d.dataDir, sync: 'durable' });

@@ -404,6 +404,24 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
     expect(match({ operator: 'regex', value: '^(?!test)' }, { k: 'prod' })).toBe(true);
     expect(match({ operator: 'regex', value: '^(?!test)' }, { k: 'testing' })).toBe(false);
     expect(match({ operator: 'regex', value: '(?<=@)example\\.com$' }, { k: 'a@example.com' })).toBe(true);
+    expect(match({ operator: 'not_regex', value: '^(\\w)\\1' }, { k: 'abb' })).toBe(true);
+    expect(match({ operator: 'not_regex', value: '(?<=@)example\\.com$' }, { k: 'a@example.com' })).toBe(false);
+  });
+
+  it('a back-reference or lookaround pattern gives up at the backtrack limit, matching nothing for regex or not_regex (the Rust service errors)', () => {
+    // Unbounded, each of these takes V8 hours: 2^40 ways to split the a's.
+    const evil = 'a'.repeat(40) + '!';
+    const started = performance.now();
+    expect(match({ operator: 'regex', value: '^(?=(a+)+$)' }, { k: evil })).toBe(false);
+    expect(match({ operator: 'not_regex', value: '^(?=(a+)+$)' }, { k: evil })).toBe(false);
+    expect(match({ operator: 'regex', value: '(?<=^(a+)+)!' }, { k: `b${evil}` })).toBe(false);
+    expect(match({ operator: 'not_regex', value: '^((a+)+)\\1$' }, { k: evil })).toBe(false);
+    expect(performance.now() - started).toBeLessThan(1000);
+    // The same patterns, where they need few steps, answer as usual.
+    expect(match({ operator: 'regex', value: '^(?=(a+)+$)' }, { k: 'aaaa' })).toBe(true);
+    expect(match({ operator: 'not_regex', value: '^(?=(a+)+$)' }, { k: 'aaab' })).toBe(true);
+    expect(match({ operator: 'regex', value: '^((a+)+)\\1$' }, { k: 'aaaa' })).toBe(true);
+    expect(match({ operator: 'regex', value: '(?<=^(a+)+)!' }, { k: 'aaa!' })).toBe(true);
   });
 
   it('matches code points, not UTF-16 halves, and keeps the JavaScript dialect checks', () => {

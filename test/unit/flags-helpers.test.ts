@@ -69,9 +69,21 @@ describe('compileFlagRegex', () => {
     expect(compileFlagRegex('(')).toBeUndefined();
     expect(compileFlagRegex('\\q')).toBeUndefined();
     const re = compileFlagRegex('^[a-z]+@posthog\\.com$');
-    expect(re?.test('max@posthog.com')).toBe(true);
+    expect(re?.search('max@posthog.com')).toBe(true);
     expect(compileFlagRegex('^[a-z]+@posthog\\.com$')).toBe(re); // cached
-    expect(compileFlagRegex('a{2}')?.test('aa')).toBe(true);
+    expect(compileFlagRegex('a{2}')?.search('aa')).toBe(true);
+  });
+
+  it('runs back-references and lookaround with a backtrack limit, and says when a search gave up', () => {
+    const re = compileFlagRegex('^(?=(a+)+$)');
+    expect(re?.search('aaaa')).toBe(true);
+    expect(re?.search('aaab')).toBe(false);
+    expect(re?.search(`${'a'.repeat(40)}!`)).toBeUndefined(); // unbounded: 2^40 ways to split the a's
+    // The pattern's own groups keep their numbers, and an alternation stays whole.
+    expect(compileFlagRegex('(a)(b)?\\1|(?<=x)y')?.search('aba')).toBe(true);
+    expect(compileFlagRegex('(a)(b)?\\1|(?<=x)y')?.search('abb')).toBe(false);
+    expect(compileFlagRegex('(a)(b)?\\1|(?<=x)y')?.search('xy')).toBe(true);
+    expect(compileFlagRegex('^(?!$)')?.search('')).toBe(false);
   });
 });
 

@@ -21,7 +21,8 @@
  *   other property value.
  * * `icontains`, `starts_with`, `ends_with` and their negations lower-case ASCII only.
  * * `regex`/`not_regex`: unanchored search in the printed value, case-sensitive; an invalid
- *   pattern matches nothing for either operator (when the property is present).
+ *   pattern, or a search that gives up at the backtrack limit, matches nothing for either
+ *   operator (when the property is present).
  * * `gt`/`gte`/`lt`/`lte`/`between`: numbers only (JSON numbers or numeric strings, both sides);
  *   anything else does not match. `between` takes `[min, max]`, inclusive.
  * * Dates and semantic versions: `property-date.ts`, `semver.ts`; unreadable values do not match.
@@ -111,7 +112,12 @@ function multiContainsMatcher(expected: unknown, negate: boolean): PropertyMatch
 function regexMatcher(expected: unknown, negate: boolean): PropertyMatcher {
   const re = compileFlagRegex(rustValueString(expected));
   if (re === undefined) return (_value, present) => !present && negate;
-  return (value, present) => (present ? re.test(rustValueString(value)) : false) !== negate;
+  return (value, present) => {
+    if (!present) return negate;
+    const found = re.search(rustValueString(value));
+    // A search that gave up is an error in the Rust service: no match for either operator.
+    return found !== undefined && found !== negate;
+  };
 }
 
 type NumberTest = (property: number, filter: number) => boolean;
