@@ -221,9 +221,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     batchWindowMs: config.batchWindowMs,
     auth,
     commit: async (block) => {
-      const committed = await writer.append(block);
-      processor?.notify();
-      return committed;
+      const key = await writer.append(block);
+      processor?.handOff({ key, bytes: block });
     },
     admission: () => {
       // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a

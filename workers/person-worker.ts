@@ -43,6 +43,7 @@ port.on('message', (m: ProcessorCommand) => {
     return;
   }
   if (m.type === 'stop') stopping = true;
+  if (m.type === 'tick' && m.blocks !== undefined) processor.handOff(m.blocks);
   wake?.();
 });
 

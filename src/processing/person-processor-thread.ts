@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
-import { compareEventKeys } from './person-processor.js';
+import { compareEventKeys } from './event-keys.js';
 import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
+import type { HandedOffBlock } from './handed-off-blocks.js';
 import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';
 
 export interface ProcessorEvents {
@@ -27,6 +28,7 @@ export class PersonProcessorThread {
   private readonly questions = new Map<number, (answer: BlastRadiusReply) => void>();
   private nextQuestion = 1;
   private tickQueued = false;
+  private handedOff: HandedOffBlock[] = [];
   private stopped: Promise<void> | undefined;
   /** Events processed since start, and the backlog found at start (for the lag gauge). */
   processed = 0;
@@ -62,13 +64,29 @@ export class PersonProcessorThread {
     });
   }
 
-  /** Wakes the processor (coalesced: one message per event-loop turn). */
+  /**
+   * A block just committed to the event log: moved to the processor's thread with the next wake,
+   * so that it need not read the block back (handed-off-blocks.ts). The block must not be used
+   * here afterwards.
+   */
+  handOff(block: HandedOffBlock): void {
+    if (this.stopped) return;
+    this.handedOff.push(block);
+    this.notify();
+  }
+
+  /** Wakes the processor (coalesced: one message per event-loop turn, with the blocks handed off in it). */
   notify(): void {
     if (this.tickQueued || this.stopped) return;
     this.tickQueued = true;
     setImmediate(() => {
       this.tickQueued = false;
-      if (!this.stopped) this.worker.postMessage({ type: 'tick' });
+      const blocks = this.handedOff;
+      this.handedOff = [];
+      if (this.stopped) return;
+      const owned = blocks.map((b) => ({ key: b.key, bytes: ownBuffer(b.bytes) }));
+      const tick: ProcessorCommand = owned.length > 0 ? { type: 'tick', blocks: owned } : { type: 'tick' };
+      this.worker.postMessage(tick, owned.map((b) => b.bytes.buffer as ArrayBuffer));
     });
   }
 
@@ -140,4 +158,14 @@ export class PersonProcessorThread {
     for (const resolve of this.questions.values()) resolve(reply);
     this.questions.clear();
   }
+}
+
+/**
+ * `bytes` over an ArrayBuffer of its own, which can be moved to another thread: the block itself
+ * when it already is (blocks are built so: event-log.ts `encodeBlock`), else a copy of its bytes
+ * (a view's whole buffer would otherwise be cloned, or detached under its other users).
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
 }

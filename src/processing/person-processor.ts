@@ -16,6 +16,8 @@ import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
 import { UsageRollupBatch, usageUser } from '../store/usage-rollups.js';
 import { usageContribution } from '../dashboards/usage-event.js';
 import { applyEvent, type ApplyOutcome } from './apply-event.js';
+import { compareEventKeys } from './event-keys.js';
+import { HandedOffBlocks, type HandedOffBlock } from './handed-off-blocks.js';
 
 export const CURSOR_KEY = 'person_processor_cursor';
 
@@ -45,6 +47,8 @@ export class PersonProcessor {
   private cursor: EventKey | undefined;
   /** After a batch LMDB refused: how many of the next blocks to apply one per batch. */
   private oneBlockAtATime = 0;
+  /** Blocks the daemon handed over after committing them (handed-off-blocks.ts). */
+  private readonly handedOff = new HandedOffBlocks();
 
   /** `onCommit` sees what each batch changed, once its transaction has committed. */
   constructor(
@@ -56,6 +60,14 @@ export class PersonProcessor {
 
   get position(): EventKey | undefined {
     return this.cursor;
+  }
+
+  /** Committed blocks to apply from memory rather than read back (those the cursor passed are ignored). */
+  handOff(blocks: readonly HandedOffBlock[]): void {
+    const cursor = this.cursor;
+    for (const block of blocks) {
+      if (cursor === undefined || compareEventKeys(block.key, cursor) > 0) this.handedOff.add(block);
+    }
   }
 
   /** Events committed after the cursor (counted once, at start, for the lag gauge). */
@@ -118,6 +130,7 @@ export class PersonProcessor {
     }
     if (this.oneBlockAtATime > 0) this.oneBlockAtATime--;
     this.cursor = last;
+    this.handedOff.dropThrough(last);
     this.onCommit?.(batch.changes);
     const nowMicros = Date.now() * 1000;
     return {
@@ -144,6 +157,7 @@ export class PersonProcessor {
     const key = applied[0] as EventKey;
     this.dbs.root.transactionSync(() => this.dbs.meta.putSync(CURSOR_KEY, key), SYNCED_AFTER_UNLOCK);
     this.cursor = key;
+    this.handedOff.dropThrough(key);
     this.oneBlockAtATime = Math.max(0, this.oneBlockAtATime - 1);
     const error = `the batch's writes were refused, so its events were passed over: ${err instanceof Error ? err.message : String(err)}`;
     return {
@@ -155,15 +169,16 @@ export class PersonProcessor {
     };
   }
 
-  private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Buffer }> {
-    for (const { key, value } of this.dbs.events.getRange(after ? { start: after } : {})) {
-      if (after && key[0] === after[0] && key[1] === after[1] && key[2] === after[2]) continue;
-      yield { key, value };
+  /**
+   * The log's blocks after `after`, in order: the keys always come from the store, each block
+   * from the handed-off ones when it is there (no pages of the log mapped in, no decompression),
+   * else from the store.
+   */
+  private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Uint8Array }> {
+    for (const key of this.dbs.events.getKeys(after ? { start: after } : {})) {
+      if (after && compareEventKeys(key, after) === 0) continue;
+      const value = this.handedOff.take(key) ?? this.dbs.events.getBinary(key);
+      if (value !== undefined) yield { key, value };
     }
   }
-}
-
-/** Orders event-log keys (ingest µs, writer id, counter). */
-export function compareEventKeys(a: EventKey, b: EventKey): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 }

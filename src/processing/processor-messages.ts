@@ -1,6 +1,7 @@
 /** Messages between the daemon and the person processor's thread (plain, structured-cloneable). */
 import type { BlastRadiusAnswer, BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
 import type { EventKey } from '../store/open-store.js';
+import type { HandedOffBlock } from './handed-off-blocks.js';
 import type { BatchReport } from './person-processor.js';
 
 export interface ProcessorSetup {
@@ -20,6 +21,7 @@ export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 
 /** Messages from the daemon to the processor's thread. */
 export type ProcessorCommand =
-  | { type: 'tick' }
+  /** Wakes the processor; `blocks`: committed event-log blocks, moved to its thread (handed-off-blocks.ts). */
+  | { type: 'tick'; blocks?: HandedOffBlock[] }
   | { type: 'stop' }
   | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };

@@ -10,7 +10,7 @@ import { randomInt } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { StoredEvent } from '../ingest/types.js';
 import { concatBytes } from '../util/concat-bytes.js';
-import type { StoreDatabases } from './open-store.js';
+import type { EventKey, StoreDatabases } from './open-store.js';
 
 /** Plain msgpack without shared record structures: any reader can decode any value. */
 const packr = new Packr({ useRecords: false, moreTypes: false });
@@ -39,10 +39,13 @@ export class EventWriter {
 
   /**
    * Queues one block for the next group commit (lmdb-js commits every write issued in one event
-   * turn in one transaction) and resolves once that commit is durable per the sync mode.
+   * turn in one transaction) and resolves with its key once that commit is durable per the sync
+   * mode.
    */
-  append(block: Uint8Array): Promise<unknown> {
-    return this.dbs.events.put([this.nextMicros(), this.writerId, this.counter++], block as Buffer);
+  async append(block: Uint8Array): Promise<EventKey> {
+    const key: EventKey = [this.nextMicros(), this.writerId, this.counter++];
+    await this.dbs.events.put(key, block as Buffer);
+    return key;
   }
 
   private nextMicros(): number {
