@@ -222,7 +222,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     auth,
     commit: async (block) => {
       const key = await writer.append(block);
-      processor?.handOff({ key, bytes: block });
+      processor?.handOff(key, block);
     },
     admission: () => {
       // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a

@@ -1,7 +1,9 @@
 /**
  * The person processor's thread (src/processing/person-processor.ts): opens the store, reports
  * its backlog, then applies batches until told to stop, sleeping when the log has nothing new
- * until the daemon's next `tick` (or a short timeout, in case a tick was missed). Between
+ * until the daemon's next `tick` (or a short timeout, in case a tick was missed), which brings
+ * where the blocks committed since are in the shared hand-off ring, to apply them from there
+ * (handed-off-blocks.ts, handoff-ring.ts). Between
  * batches it answers blast radius questions from its in-memory tables
  * (src/blast-radius/blast-radius-index.ts), which every committed batch updates.
  */
@@ -43,7 +45,9 @@ port.on('message', (m: ProcessorCommand) => {
     return;
   }
   if (m.type === 'stop') stopping = true;
-  if (m.type === 'tick' && m.blocks !== undefined) processor.handOff(m.blocks);
+  if (m.type === 'tick' && m.blocks !== undefined) {
+    processor.handOff(m.blocks.map((s) => ({ key: s.key, bytes: Buffer.from(setup.handOffRing, s.offset, s.length) })));
+  }
   wake?.();
 });
 

@@ -1,7 +1,7 @@
 /**
- * The daemon's handle on the person processor thread: starts it, wakes it after each event-log
- * commit, follows its progress (for the lag metrics and for `caughtUp`, which lets a caller wait
- * until every event committed so far has been applied), and stops it.
+ * The daemon's handle on the person processor thread: starts it, hands it each event-log block
+ * once committed and wakes it, follows its progress (for the lag metrics and for `caughtUp`,
+ * which lets a caller wait until every event committed so far has been applied), and stops it.
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -9,7 +9,7 @@ import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
 import { compareEventKeys } from './event-keys.js';
 import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
-import type { HandedOffBlock } from './handed-off-blocks.js';
+import { HandOffRing, type RingSlot } from './handoff-ring.js';
 import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';
 
 export interface ProcessorEvents {
@@ -28,7 +28,9 @@ export class PersonProcessorThread {
   private readonly questions = new Map<number, (answer: BlastRadiusReply) => void>();
   private nextQuestion = 1;
   private tickQueued = false;
-  private handedOff: HandedOffBlock[] = [];
+  private readonly ring: HandOffRing;
+  /** Blocks put in the ring since the last wake-up message. */
+  private handedOff: RingSlot[] = [];
   private stopped: Promise<void> | undefined;
   /** Events processed since start, and the backlog found at start (for the lag gauge). */
   processed = 0;
@@ -38,15 +40,18 @@ export class PersonProcessorThread {
     private readonly worker: Worker,
     ready: Extract<ProcessorMessage, { type: 'ready' }>,
     private readonly events: ProcessorEvents,
+    ring: HandOffRing,
   ) {
+    this.ring = ring;
     this.cursor = ready.cursor;
     this.backlogAtStart = ready.backlog;
     worker.on('message', (m: ProcessorMessage) => this.onMessage(m));
   }
 
-  static start(setup: ProcessorSetup, events: ProcessorEvents): Promise<PersonProcessorThread> {
+  static start(setup: Omit<ProcessorSetup, 'handOffRing'>, events: ProcessorEvents): Promise<PersonProcessorThread> {
+    const ring = new HandOffRing();
     const worker = new Worker(fileURLToPath(new URL('../../workers/person-worker.js', import.meta.url)), {
-      workerData: setup,
+      workerData: { ...setup, handOffRing: ring.buffer } satisfies ProcessorSetup,
     });
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err);
@@ -57,7 +62,7 @@ export class PersonProcessorThread {
           reject(new Error(`person processor did not start: ${JSON.stringify(m)}`));
           return;
         }
-        const thread = new PersonProcessorThread(worker, m, events);
+        const thread = new PersonProcessorThread(worker, m, events, ring);
         worker.on('error', (err) => events.onCrash(err.stack ?? err.message));
         resolve(thread);
       });
@@ -65,13 +70,14 @@ export class PersonProcessorThread {
   }
 
   /**
-   * A block just committed to the event log: moved to the processor's thread with the next wake,
-   * so that it need not read the block back (handed-off-blocks.ts). The block must not be used
-   * here afterwards.
+   * A block just committed to the event log: copied into the hand-off ring and announced with the
+   * next wake-up, so that the processor need not read it back (handoff-ring.ts). A ring with no
+   * room for it leaves it to be read back.
    */
-  handOff(block: HandedOffBlock): void {
+  handOff(key: EventKey, block: Uint8Array): void {
     if (this.stopped) return;
-    this.handedOff.push(block);
+    const slot = this.ring.place(key, block);
+    if (slot !== undefined) this.handedOff.push(slot);
     this.notify();
   }
 
@@ -84,9 +90,7 @@ export class PersonProcessorThread {
       const blocks = this.handedOff;
       this.handedOff = [];
       if (this.stopped) return;
-      const owned = blocks.map((b) => ({ key: b.key, bytes: ownBuffer(b.bytes) }));
-      const tick: ProcessorCommand = owned.length > 0 ? { type: 'tick', blocks: owned } : { type: 'tick' };
-      this.worker.postMessage(tick, owned.map((b) => b.bytes.buffer as ArrayBuffer));
+      this.worker.postMessage((blocks.length > 0 ? { type: 'tick', blocks } : { type: 'tick' }) satisfies ProcessorCommand);
     });
   }
 
@@ -139,6 +143,7 @@ export class PersonProcessorThread {
   private onMessage(m: ProcessorMessage): void {
     if (m.type === 'batch') {
       this.cursor = m.report.cursor;
+      this.ring.release(m.report.cursor); // the processor is done with those blocks' bytes
       this.processed += m.report.events;
       this.events.onBatch(m.report);
       const done = this.waiters.filter((w) => this.reached(w.target));
@@ -158,14 +163,4 @@ export class PersonProcessorThread {
     for (const resolve of this.questions.values()) resolve(reply);
     this.questions.clear();
   }
-}
-
-/**
- * `bytes` over an ArrayBuffer of its own, which can be moved to another thread: the block itself
- * when it already is (blocks are built so: event-log.ts `encodeBlock`), else a copy of its bytes
- * (a view's whole buffer would otherwise be cloned, or detached under its other users).
- */
-function ownBuffer(bytes: Uint8Array): Uint8Array {
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return whole && bytes.buffer instanceof ArrayBuffer ? bytes : bytes.slice();
 }

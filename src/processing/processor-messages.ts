@@ -1,12 +1,14 @@
 /** Messages between the daemon and the person processor's thread (plain, structured-cloneable). */
 import type { BlastRadiusAnswer, BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
 import type { EventKey } from '../store/open-store.js';
-import type { HandedOffBlock } from './handed-off-blocks.js';
+import type { RingSlot } from './handoff-ring.js';
 import type { BatchReport } from './person-processor.js';
 
 export interface ProcessorSetup {
   dataDir: string;
   sync: 'durable' | 'async' | 'none';
+  /** The ring committed blocks are handed over in (handoff-ring.ts). */
+  handOffRing: SharedArrayBuffer;
 }
 
 export type ProcessorMessage =
@@ -21,7 +23,7 @@ export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 
 /** Messages from the daemon to the processor's thread. */
 export type ProcessorCommand =
-  /** Wakes the processor; `blocks`: committed event-log blocks, moved to its thread (handed-off-blocks.ts). */
-  | { type: 'tick'; blocks?: HandedOffBlock[] }
+  /** Wakes the processor; `blocks`: where committed event-log blocks were put in the hand-off ring. */
+  | { type: 'tick'; blocks?: RingSlot[] }
   | { type: 'stop' }
   | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };
