@@ -28,7 +28,6 @@ export class PersonProcessorThread {
   private readonly questions = new Map<number, (answer: BlastRadiusReply) => void>();
   private nextQuestion = 1;
   private tickQueued = false;
-  private readonly ring: HandOffRing;
   /** Blocks put in the ring since the last wake-up message. */
   private handedOff: RingSlot[] = [];
   private stopped: Promise<void> | undefined;
@@ -40,9 +39,8 @@ export class PersonProcessorThread {
     private readonly worker: Worker,
     ready: Extract<ProcessorMessage, { type: 'ready' }>,
     private readonly events: ProcessorEvents,
-    ring: HandOffRing,
+    private readonly ring: HandOffRing,
   ) {
-    this.ring = ring;
     this.cursor = ready.cursor;
     this.backlogAtStart = ready.backlog;
     worker.on('message', (m: ProcessorMessage) => this.onMessage(m));
