@@ -221,8 +221,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     batchWindowMs: config.batchWindowMs,
     auth,
     commit: async (block) => {
-      const key = await writer.append(block);
-      processor?.handOff(key, block);
+      // Handed to the processor before the commit, so that it is there before the commit is
+      // visible: a busy processor would otherwise often read it back first.
+      await writer.append(block, (key) => processor?.handOff(key, block));
+      processor?.notify();
     },
     admission: () => {
       // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
@@ -253,6 +255,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       onBatch: (r) => {
         for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
         for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
+        metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
+        metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
         for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
         livePool.resume();
       },

@@ -47,6 +47,7 @@ export interface Metrics {
   /** CPU time per named thread (src/observability/thread-cpu.ts), read at each scrape. */
   setThreadCpuProbe(probe: () => ThreadSample[]): void;
   readonly personEventsProcessed: Counter<'outcome'>;
+  readonly personBlocksRead: Counter<'source'>;
   readonly personProcessingLag: Histogram;
   /** Times capture requests were left waiting because the person processor was behind. */
   readonly captureHeldForPersons: Counter;
@@ -144,6 +145,13 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers,
   });
+  const personBlocksRead = new Counter({
+    name: 'hedgerow_person_blocks_read_total',
+    help: 'Event-log blocks the person processor applied, by where it read them: handed over by the daemon after their commit (hand-off), or read back from the store (after a restart, or while the hand-off ring was full)',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  for (const source of ['hand-off', 'store']) personBlocksRead.inc({ source }, 0);
   const personProcessingLag = new Histogram({
     name: 'hedgerow_person_processing_lag_seconds',
     help: 'Time from an event block commit to the commit of the person changes it caused',
@@ -179,6 +187,7 @@ export function createMetrics(): Metrics {
   return {
     registry,
     personEventsProcessed,
+    personBlocksRead,
     personProcessingLag,
     captureHeldForPersons,
     setPersonBacklogProbe(p) {

@@ -6,9 +6,12 @@
  * alternating): every block became a large allocation in the processor's isolate, to collect
  * there. With the ring it spends 10% less than reading back (three pairs).
  *
- * Allocation is first in, first out, in commit order: a block takes the next free stretch of
- * the ring, and stretches are freed once the processor reports a cursor at or past their keys
- * (it has decoded them by then: a batch is reported after its commit). When no stretch is free
+ * Allocation is first in, first out, in key order: a block takes the next free stretch of the
+ * ring as it is written (before its commit, so that it reaches the processor first: a busy
+ * processor, seeing the commit before the block, read back about half of the blocks of bursts of
+ * concurrent requests), and stretches are freed once the processor reports a cursor at or past
+ * their keys (it has decoded them by then: a batch is reported after its commit). A block whose
+ * commit fails is never taken, and freed as the cursor passes its key. When no stretch is free
  * the block is not handed over and the processor reads it back from the store. Pure, no I/O.
  */
 import type { EventKey } from '../store/open-store.js';

@@ -68,27 +68,33 @@ export class PersonProcessorThread {
   }
 
   /**
-   * A block just committed to the event log: copied into the hand-off ring and announced with the
-   * next wake-up, so that the processor need not read it back (handoff-ring.ts). A ring with no
-   * room for it leaves it to be read back.
+   * A block just written to the event log (its commit may still be on its way): copied into the
+   * hand-off ring and announced with the next message, so that the processor need not read it
+   * back (handoff-ring.ts). A ring with no room for it leaves it to be read back.
    */
   handOff(key: EventKey, block: Uint8Array): void {
     if (this.stopped) return;
     const slot = this.ring.place(key, block);
-    if (slot !== undefined) this.handedOff.push(slot);
-    this.notify();
+    if (slot === undefined) return;
+    this.handedOff.push(slot);
+    // Sent as soon as the current task ends (blocks written in it share one message), rather than
+    // with the next wake-up: the commit can be visible sooner than that.
+    if (this.handedOff.length === 1) queueMicrotask(() => this.sendHandedOff());
   }
 
-  /** Wakes the processor (coalesced: one message per event-loop turn, with the blocks handed off in it). */
+  private sendHandedOff(): void {
+    const blocks = this.handedOff;
+    this.handedOff = [];
+    if (blocks.length > 0 && !this.stopped) this.worker.postMessage({ type: 'tick', blocks } satisfies ProcessorCommand);
+  }
+
+  /** Wakes the processor (coalesced: one message per event-loop turn). */
   notify(): void {
     if (this.tickQueued || this.stopped) return;
     this.tickQueued = true;
     setImmediate(() => {
       this.tickQueued = false;
-      const blocks = this.handedOff;
-      this.handedOff = [];
-      if (this.stopped) return;
-      this.worker.postMessage((blocks.length > 0 ? { type: 'tick', blocks } : { type: 'tick' }) satisfies ProcessorCommand);
+      if (!this.stopped) this.worker.postMessage({ type: 'tick' } satisfies ProcessorCommand);
     });
   }
 

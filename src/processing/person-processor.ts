@@ -41,6 +41,13 @@ export interface BatchReport {
   outcomes: Partial<Record<ApplyOutcome | 'failed', number>>;
   /** Events whose processing threw (a bug): skipped, with the error. */
   failures: { uuid: string; error: string }[];
+  /** Blocks read since the last report: handed over by the daemon, or read back from the store. */
+  blocksRead: BlocksRead;
+}
+
+export interface BlocksRead {
+  handOff: number;
+  store: number;
 }
 
 export class PersonProcessor {
@@ -51,6 +58,8 @@ export class PersonProcessor {
   private readonly handedOff = new HandedOffBlocks();
   /** A handed-off block is copied here to be decoded (see `blocksAfter`); grown as needed. */
   private scratch = Buffer.allocUnsafe(1024 * 1024);
+  /** Counted as batches read blocks, taken by the next report. */
+  private blocksRead: BlocksRead = { handOff: 0, store: 0 };
 
   /** `onCommit` sees what each batch changed, once its transaction has committed. */
   constructor(
@@ -99,7 +108,9 @@ export class PersonProcessor {
     const batch = new PersonBatch(this.dbs, writes);
     const rollups = new UsageRollupBatch(this.dbs, writes);
     let events: StoredEvent[] = [];
-    for (const { key, value } of this.blocksAfter(this.cursor)) {
+    for (const { key, value, handedOff } of this.blocksAfter(this.cursor)) {
+      if (handedOff) this.blocksRead.handOff++;
+      else this.blocksRead.store++;
       events = decodeBlock(value);
       for (const e of events) {
         let outcome: ApplyOutcome | 'failed';
@@ -141,6 +152,7 @@ export class PersonProcessor {
       lagSeconds: applied.map((key) => Math.max(0, nowMicros - key[0]) / 1e6),
       outcomes,
       failures,
+      blocksRead: this.takeBlocksRead(),
     };
   }
 
@@ -168,7 +180,14 @@ export class PersonProcessor {
       lagSeconds: [Math.max(0, Date.now() * 1000 - key[0]) / 1e6],
       outcomes: { failed: lastEvents.length },
       failures: lastEvents.map((e) => ({ uuid: e.uuid, error })),
+      blocksRead: this.takeBlocksRead(),
     };
+  }
+
+  private takeBlocksRead(): BlocksRead {
+    const read = this.blocksRead;
+    this.blocksRead = { handOff: 0, store: 0 };
+    return read;
   }
 
   /**
@@ -176,12 +195,16 @@ export class PersonProcessor {
    * from the handed-off ones when it is there (no pages of the log mapped in, no decompression),
    * else from the store. Each value is valid until the next one is asked for.
    */
-  private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Uint8Array }> {
+  private *blocksAfter(after: EventKey | undefined): Generator<{ key: EventKey; value: Uint8Array; handedOff: boolean }> {
     for (const key of this.dbs.events.getKeys(after ? { start: after } : {})) {
       if (after && compareEventKeys(key, after) === 0) continue;
       const handed = this.handedOff.take(key);
-      const value = handed === undefined ? this.dbs.events.getBinary(key) : this.copied(handed);
-      if (value !== undefined) yield { key, value };
+      if (handed !== undefined) {
+        yield { key, value: this.copied(handed), handedOff: true };
+        continue;
+      }
+      const stored = this.dbs.events.getBinary(key);
+      if (stored !== undefined) yield { key, value: stored, handedOff: false };
     }
   }
 

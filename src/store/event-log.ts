@@ -40,11 +40,13 @@ export class EventWriter {
   /**
    * Queues one block for the next group commit (lmdb-js commits every write issued in one event
    * turn in one transaction) and resolves with its key once that commit is durable per the sync
-   * mode.
+   * mode. `onKey` hears the key at once, before the commit.
    */
-  async append(block: Uint8Array): Promise<EventKey> {
+  async append(block: Uint8Array, onKey?: (key: EventKey) => void): Promise<EventKey> {
     const key: EventKey = [this.nextMicros(), this.writerId, this.counter++];
-    await this.dbs.events.put(key, block as Buffer);
+    const committed = this.dbs.events.put(key, block as Buffer);
+    onKey?.(key);
+    await committed;
     return key;
   }
 

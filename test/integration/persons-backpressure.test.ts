@@ -55,6 +55,8 @@ describe('capture waits for a person processor past its backlog limit', () => {
     );
     expect(applied).toBe(accepted);
     expect(metricSample(text, 'hedgerow_person_processor_events_behind')).toBe(0);
+    // Committed blocks reach the processor through the hand-off ring (the first may race it).
+    expect(metricSample(text, 'hedgerow_person_blocks_read_total', { source: 'hand-off' })).toBeGreaterThan(0);
     const persons = await send(held, `/api/projects/1/persons/?distinct_id=${run}-${WAVES - 1}-0-3`, {
       headers: { authorization: `Bearer ${held.personalKey}` },
     });

@@ -77,6 +77,7 @@ describe('the person processor with handed-off blocks', () => {
     processor.handOff([{ key: second, bytes: Buffer.from(ring.buffer, slot.offset, slot.length) }]);
     const report = processor.step();
     expect(report?.events).toBe(4);
+    expect(report?.blocksRead).toEqual({ handOff: 1, store: 2 });
     const persons = new PersonReader(dbs);
     for (const id of ['from-store-1', 'handed-off-2a', 'handed-off-2b', 'from-store-3']) expect(persons.byDistinctId(1, id), id).toBeDefined();
     expect(persons.byDistinctId(1, 'stored-2')).toBeUndefined();
