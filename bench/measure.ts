@@ -75,6 +75,8 @@ export interface PersonsCheck {
   /** From the delta of hedgerow_person_processing_lag_seconds (one observation per event block). */
   lagMs: { p50: number; p99: number };
   lagBlocks: number;
+  /** Of the blocks applied until caught up, the share handed over rather than read back (NaN: none). */
+  handedOffShare: number;
 }
 
 export interface DaemonCheck {
@@ -280,7 +282,12 @@ function personsCheck(
     caughtUp: catchUp.ok,
     lagMs: { p50: histogramQuantile(0.5, lag) * 1000, p99: histogramQuantile(0.99, lag) * 1000 },
     lagBlocks: lag.at(-1)?.count ?? 0,
+    handedOffShare: share(after.blocksHandedOff - before.blocksHandedOff, after.blocksReadBack - before.blocksReadBack),
   };
+}
+
+function share(part: number, rest: number): number {
+  return part + rest > 0 ? part / (part + rest) : NaN;
 }
 
 /**

@@ -71,6 +71,8 @@ export interface PersonsSummary {
   catchUpSeconds: Spread;
   lagP50Ms: Spread;
   lagP99Ms: Spread;
+  /** Share of the applied blocks the processor took from the hand-off ring (not read back). */
+  handedOffShare: Spread;
   /** Runs where /_persons/caught_up gave up. */
   notCaughtUp: number;
   runs: number;
@@ -93,6 +95,7 @@ function summarizePersons(runs: Run[]): PersonsSummary | undefined {
     catchUpSeconds: spread(p.map((x) => x.catchUpSeconds)),
     lagP50Ms: spread(p.map((x) => x.lagMs.p50)),
     lagP99Ms: spread(p.map((x) => x.lagMs.p99)),
+    handedOffShare: spread(p.map((x) => x.handedOffShare * 100)),
     notCaughtUp: p.filter((x) => !x.caughtUp).length,
     runs: p.length,
   };
@@ -146,7 +149,8 @@ export function personsLines(summaries: ScenarioSummary[]): string[] {
         `${fmt(p.overallPerSecond)} until caught up (${fmt(p.catchUpSeconds, 2)} s after wrk's end` +
         `${p.notCaughtUp > 0 ? `; NOT caught up within the wait in ${p.notCaughtUp}/${p.runs} runs` : ''}); ` +
         `events behind at wrk's end ${fmt(p.behindAtEnd)}; lag p50 ${fmt(p.lagP50Ms, 1)} ms, p99 ${fmt(p.lagP99Ms, 1)} ms ` +
-        '(hedgerow_person_processing_lag_seconds, per event block, interpolated in its buckets)',
+        '(hedgerow_person_processing_lag_seconds, per event block, interpolated in its buckets); ' +
+        `blocks from the hand-off ring ${fmt(p.handedOffShare, 1)}% (hedgerow_person_blocks_read_total)`,
     ];
   });
 }

@@ -319,7 +319,8 @@ function personsLine(p: NonNullable<Run['persons']>): string {
   return (
     `| ingestion ${n(p.ingestedPerSecond)} ev/s; processor ${n(p.processedPerSecond)} ev/s (${n(p.overallPerSecond)} until caught up), ` +
     `behind ${n(p.behindAtEnd)} at the end, ${p.caughtUp ? 'caught up' : 'NOT caught up'} after ${p.catchUpSeconds.toFixed(2)} s, ` +
-    `lag p50 ${p.lagMs.p50.toFixed(1)} ms p99 ${p.lagMs.p99.toFixed(1)} ms |`
+    `lag p50 ${p.lagMs.p50.toFixed(1)} ms p99 ${p.lagMs.p99.toFixed(1)} ms, ` +
+    `blocks from the hand-off ring ${(p.handedOffShare * 100).toFixed(0)}% |`
   );
 }
 

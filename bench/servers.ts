@@ -218,17 +218,24 @@ export interface PersonCounters {
   behind: number;
   /** hedgerow_person_processing_lag_seconds: cumulative counts by upper bound (s), +Inf last. */
   lagBuckets: { le: number; count: number }[];
+  /** hedgerow_person_blocks_read_total by source: blocks from the hand-off ring, and read back. */
+  blocksHandedOff: number;
+  blocksReadBack: number;
 }
 
 export async function scrapePersons(port: number): Promise<PersonCounters> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const c: PersonCounters = { processed: 0, behind: 0, lagBuckets: [] };
+  const c: PersonCounters = { processed: 0, behind: 0, lagBuckets: [], blocksHandedOff: 0, blocksReadBack: 0 };
   for (const line of text.split('\n')) {
     const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
     if (!m) continue;
     const [, name, labels = '', value] = m;
     if (name === 'hedgerow_person_events_processed_total') c.processed += Number(value);
     else if (name === 'hedgerow_person_processor_events_behind') c.behind = Number(value);
+    else if (name === 'hedgerow_person_blocks_read_total') {
+      if (labels.includes('source="hand-off"')) c.blocksHandedOff = Number(value);
+      else c.blocksReadBack += Number(value);
+    }
     else if (name === 'hedgerow_person_processing_lag_seconds_bucket') {
       const le = /le="([^"]*)"/.exec(labels)?.[1] ?? '+Inf';
       c.lagBuckets.push({ le: le === '+Inf' ? Infinity : Number(le), count: Number(value) });
