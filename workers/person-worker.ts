@@ -2,7 +2,7 @@
  * The person processor's thread (src/processing/person-processor.ts): opens the store, reports
  * its backlog, then applies batches until told to stop, sleeping when the log has nothing new
  * until the daemon's next `tick` (or a short timeout, in case a tick was missed), which brings
- * where the blocks committed since are in the shared hand-off ring, to apply them from there
+ * where the blocks written since are in the shared hand-off ring, to apply them from there
  * (handed-off-blocks.ts, handoff-ring.ts). Between
  * batches it answers blast radius questions from its in-memory tables
  * (src/blast-radius/blast-radius-index.ts), which every committed batch updates.

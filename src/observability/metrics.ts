@@ -147,7 +147,7 @@ export function createMetrics(): Metrics {
   });
   const personBlocksRead = new Counter({
     name: 'hedgerow_person_blocks_read_total',
-    help: 'Event-log blocks the person processor applied, by where it read them: handed over by the daemon after their commit (hand-off), or read back from the store (after a restart, or while the hand-off ring was full)',
+    help: 'Event-log blocks the person processor applied, by where it read them: handed over by the daemon as it wrote them (hand-off), or read back from the store (after a restart, or while the hand-off ring was full)',
     labelNames: ['source'] as const,
     registers,
   });

@@ -1,5 +1,5 @@
 /**
- * Event-log blocks the daemon hands to the person processor once it has committed them, so that
+ * Event-log blocks the daemon hands to the person processor as it writes them, so that
  * the processor applies them from memory instead of reading them back from the store. Reading a
  * block back maps its pages of the LMDB file into the process, where they stay, counted in its
  * resident memory, and has lmdb-js decompress it again: after `/batch/` load the log's pages were
@@ -16,7 +16,7 @@ import { compareEventKeys } from './event-keys.js';
 
 export interface HandedOffBlock {
   key: EventKey;
-  /** The block as committed: consecutive msgpack documents (event-log.ts), not compressed. */
+  /** The block as written: consecutive msgpack documents (event-log.ts), not compressed. */
   bytes: Uint8Array;
 }
 

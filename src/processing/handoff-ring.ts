@@ -1,7 +1,7 @@
 /**
- * Shared memory through which the daemon's thread hands committed event-log blocks to the person
- * processor (handed-off-blocks.ts): each block is copied into a ring of shared memory and only
- * its key and place cross threads. Moving each block's own buffer instead cost the processor
+ * Shared memory through which the daemon's thread hands the event-log blocks it writes to the
+ * person processor (handed-off-blocks.ts): each block is copied into a ring of shared memory and
+ * only its key and place cross threads. Moving each block's own buffer instead cost the processor
  * 9–24% more CPU per event than reading every block back (`--only persons-paced`, four pairs
  * alternating): every block became a large allocation in the processor's isolate, to collect
  * there. With the ring it spends 10% less than reading back (three pairs).

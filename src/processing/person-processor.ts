@@ -54,7 +54,7 @@ export class PersonProcessor {
   private cursor: EventKey | undefined;
   /** After a batch LMDB refused: how many of the next blocks to apply one per batch. */
   private oneBlockAtATime = 0;
-  /** Blocks the daemon handed over after committing them (handed-off-blocks.ts). */
+  /** Blocks the daemon handed over as it wrote them (handed-off-blocks.ts). */
   private readonly handedOff = new HandedOffBlocks();
   /** A handed-off block is copied here to be decoded (see `blocksAfter`); grown as needed. */
   private scratch = Buffer.allocUnsafe(1024 * 1024);
@@ -73,7 +73,7 @@ export class PersonProcessor {
     return this.cursor;
   }
 
-  /** Committed blocks to apply from memory rather than read back (those the cursor passed are ignored). */
+  /** Blocks to apply from memory rather than read back, once committed (those the cursor passed are ignored). */
   handOff(blocks: readonly HandedOffBlock[]): void {
     const cursor = this.cursor;
     for (const block of blocks) {

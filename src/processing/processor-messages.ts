@@ -7,7 +7,7 @@ import type { BatchReport } from './person-processor.js';
 export interface ProcessorSetup {
   dataDir: string;
   sync: 'durable' | 'async' | 'none';
-  /** The ring committed blocks are handed over in (handoff-ring.ts). */
+  /** The ring event-log blocks are handed over in (handoff-ring.ts). */
   handOffRing: SharedArrayBuffer;
 }
 
@@ -23,7 +23,7 @@ export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 
 /** Messages from the daemon to the processor's thread. */
 export type ProcessorCommand =
-  /** Wakes the processor; `blocks`: where committed event-log blocks were put in the hand-off ring. */
+  /** Wakes the processor; `blocks`: where event-log blocks just written were put in the hand-off ring. */
   | { type: 'tick'; blocks?: RingSlot[] }
   | { type: 'stop' }
   | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };
