@@ -14,7 +14,7 @@ import { gzipSync, gunzipSync } from 'node:zlib';
 import { Bench, type Task } from 'tinybench';
 import { normalizeCapture, prepareCapture } from '../src/ingest/capture-pipeline.js';
 import type { CaptureRequest } from '../src/ingest/types.js';
-import { encodeEvent } from '../src/store/event-log.js';
+import { encodeBlock } from '../src/store/event-log.js';
 import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
 import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
@@ -41,7 +41,7 @@ function pipeline(req: CaptureRequest, encode: boolean): number {
   const prepared = prepareCapture(req, MAX_DECOMPRESSED);
   const { events } = normalizeCapture(prepared, 1, new Date());
   let bytes = 0;
-  if (encode) for (const e of events) bytes += encodeEvent(e).length;
+  if (encode) bytes += encodeBlock(events).length;
   return events.length + bytes;
 }
 
@@ -200,7 +200,7 @@ const cases: Case[] = [
     baseline: ['gunzipSync + JSON.parse', () => JSON.parse(gunzipSync(batchGzip).toString('utf8'))],
     variants: [
       ['prepareCapture + normalizeCapture', () => pipeline(batchReq, false)],
-      ['… + encodeEvent (msgpack)', () => pipeline(batchReq, true)],
+      ['… + encodeBlock (msgpack)', () => pipeline(batchReq, true)],
     ],
   },
   {
@@ -209,7 +209,7 @@ const cases: Case[] = [
     baseline: ['utf-8 decode + JSON.parse', () => JSON.parse(new TextDecoder().decode(eventBytes))],
     variants: [
       ['prepareCapture + normalizeCapture', () => pipeline(eventReq, false)],
-      ['… + encodeEvent (msgpack)', () => pipeline(eventReq, true)],
+      ['… + encodeBlock (msgpack)', () => pipeline(eventReq, true)],
     ],
   },
   {

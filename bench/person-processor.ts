@@ -28,7 +28,7 @@ import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { normalizeCapture, prepareCapture } from '../src/ingest/capture-pipeline.js';
 import type { StoredEvent } from '../src/ingest/types.js';
 import { PersonProcessor } from '../src/processing/person-processor.js';
-import { EventWriter, decodeBlock, encodeBlock, encodeEvent } from '../src/store/event-log.js';
+import { EventWriter, decodeBlock, encodeBlock } from '../src/store/event-log.js';
 import { openStore, type StoreDatabases } from '../src/store/open-store.js';
 import { EVENTS_PER_BATCH, PERSONS_BODIES, batchBody, personsBody } from './payloads.js';
 
@@ -80,7 +80,7 @@ function priorBlock(b: number): StoredEvent[] {
 async function appendBlocks(writer: EventWriter, count: number, block: (i: number) => StoredEvent[]): Promise<void> {
   const pending: Promise<unknown>[] = [];
   for (let i = 0; i < count; i++) {
-    pending.push(writer.append(encodeBlock(block(i).map((e) => encodeEvent(e)))));
+    pending.push(writer.append(encodeBlock(block(i))));
     if (pending.length === 200) await Promise.all(pending.splice(0));
   }
   await Promise.all(pending);

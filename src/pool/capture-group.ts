@@ -8,11 +8,11 @@
 import { HedgerowError, isHedgerowError, serializeError } from '../errors.js';
 import { resolveCaptureProject } from '../auth/resolve-capture-project.js';
 import { normalizeCapture, prepareCapture } from '../ingest/capture-pipeline.js';
-import type { CaptureRequest } from '../ingest/types.js';
+import type { CaptureRequest, StoredEvent } from '../ingest/types.js';
 import { MAX_EVENT_BYTES } from '../limits.js';
 import type { DropReason, IngestStats } from '../observability/metrics.js';
 import type { AuthStore } from '../store/auth-store.js';
-import { encodeBlock, encodeEvent } from '../store/event-log.js';
+import { encodeBlock, encodedEventSize } from '../store/event-log.js';
 import type { CaptureOutcome, CaptureTaskResult } from './tasks.js';
 
 export function runCaptureGroup(
@@ -27,48 +27,70 @@ export function runCaptureGroup(
     batchSizes: [],
   };
   const now = new Date();
-  const block: Buffer[] = [];
+  const accepted: AcceptedRequest[] = [];
   for (let i = 0; i < requests.length; i++) {
     try {
-      // A request's events join the block only once all of them are valid.
       const p = prepareOne(requests[i] as CaptureRequest, now, stats, auth, maxDecompressedBytes);
-      for (const b of p.encoded) block.push(b);
-      stats.accepted += p.encoded.length;
+      if (p.events.length > 0) accepted.push({ index: i, events: p.events });
       outcomes[i] = { ok: true, status: p.beacon ? 204 : 200 };
     } catch (err) {
       outcomes[i] = { ok: false, error: serializeError(asCatalogued(err)) };
     }
   }
-  return { outcomes, stats, block: block.length > 0 ? encodeBlock(block) : null };
+  const block = encodeAccepted(accepted, outcomes);
+  for (const a of accepted) stats.accepted += a.events.length;
+  return { outcomes, stats, block };
 }
 
+interface AcceptedRequest {
+  index: number;
+  events: StoredEvent[];
+}
+
+/**
+ * The accepted requests' events as one block. A request's events join it only if none is over
+ * the per-event limit (each event's own encoding); only a block over the limit can hold such an
+ * event, so the events are measured one by one only then, and the refused requests are left out.
+ * `accepted` keeps the requests whose events are in the block.
+ */
+function encodeAccepted(accepted: AcceptedRequest[], outcomes: CaptureOutcome[]): Uint8Array | null {
+  const all = (list: readonly AcceptedRequest[]) => list.flatMap((a) => a.events);
+  if (accepted.length === 0) return null;
+  const block = encodeBlock(all(accepted));
+  if (block.length <= MAX_EVENT_BYTES) return block;
+  const kept = accepted.filter((a) => {
+    const i = a.events.findIndex((e) => encodedEventSize(e) > MAX_EVENT_BYTES);
+    if (i < 0) return true;
+    const size = encodedEventSize(a.events[i]!);
+    const error = new HedgerowError(
+      'HR_EVENT_TOO_LARGE',
+      `maximum event size exceeded: event ${i} is ${size} bytes encoded, the limit is ${MAX_EVENT_BYTES}`,
+    );
+    outcomes[a.index] = { ok: false, error: serializeError(error) };
+    return false;
+  });
+  if (kept.length === accepted.length) return block;
+  accepted.splice(0, accepted.length, ...kept);
+  return kept.length === 0 ? null : encodeBlock(all(kept));
+}
+
+/** One request's events, normalized; throws its error (which the group answers for it alone). */
 function prepareOne(
   req: CaptureRequest,
   now: Date,
   stats: IngestStats & { dropped: Record<DropReason, number> },
   auth: AuthStore,
   maxDecompressedBytes: number,
-) {
+): { events: StoredEvent[]; beacon: boolean } {
   const prepared = prepareCapture(req, maxDecompressedBytes);
   stats.dropped.performance_event += prepared.body.filteredPerformanceEvents;
-  if (prepared.body.events.length === 0) return { encoded: [], beacon: prepared.beacon };
+  if (prepared.body.events.length === 0) return { events: [], beacon: prepared.beacon };
   const project = resolveCaptureProject(auth, prepared.token, prepared.projectIdHint);
   const { events, dropped } = normalizeCapture(prepared, project.id, now);
   stats.dropped.no_event_name += dropped.no_event_name;
   stats.dropped.no_distinct_id += dropped.no_distinct_id;
   (stats.batchSizes as number[]).push(prepared.body.events.length);
-  const encoded: Buffer[] = new Array(events.length);
-  for (let i = 0; i < events.length; i++) {
-    const b = encodeEvent(events[i]!);
-    if (b.length > MAX_EVENT_BYTES) {
-      throw new HedgerowError(
-        'HR_EVENT_TOO_LARGE',
-        `maximum event size exceeded: event ${i} is ${b.length} bytes encoded, the limit is ${MAX_EVENT_BYTES}`,
-      );
-    }
-    encoded[i] = b;
-  }
-  return { encoded, beacon: prepared.beacon };
+  return { events, beacon: prepared.beacon };
 }
 
 function asCatalogued(err: unknown): HedgerowError {

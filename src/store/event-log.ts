@@ -1,31 +1,44 @@
 /**
  * The event log. Events are appended in blocks: one LMDB entry per worker task, keyed
  * `[ingest µs, writer id, counter]` (unique without coordination between writer threads, ordered
- * by ingest time), whose value is the task's events as consecutive msgpack documents. One put per
- * task instead of one per event keeps the B-tree work and the commit size small: per-event puts
+ * by ingest time), whose value is the task's events as one msgpack array. One put per task
+ * instead of one per event keeps the B-tree work and the commit size small: per-event puts
  * capped ingestion at ~160k events/s here, where the disk and CPU allowed far more.
  * An event's position is its block key plus its index in the block.
  */
 import { randomInt } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { StoredEvent } from '../ingest/types.js';
-import { concatBytes } from '../util/concat-bytes.js';
 import type { EventKey, StoreDatabases } from './open-store.js';
 
-/** Plain msgpack without shared record structures: any reader can decode any value. */
-const packr = new Packr({ useRecords: false, moreTypes: false });
+/**
+ * msgpackr's records, with no shared structures: each object shape's keys are written once per
+ * block, where it first occurs, and every later object of that shape is its values only. A block
+ * holds everything needed to read it. Against plain maps on the benchmark's blocks: ~35% fewer
+ * bytes, decoded ~2.5x and encoded ~1.3x faster (README, Store layout). Blocks of schema versions
+ * up to 3 are consecutive plain maps, and still read.
+ */
+const packr = new Packr({ useRecords: true, moreTypes: false, mapsAsObjects: true });
 
-export function encodeEvent(e: StoredEvent): Buffer {
-  return packr.pack(e);
+/** Encodes events as one block, in a buffer of its own (so it can be moved between threads). */
+export function encodeBlock(events: readonly StoredEvent[]): Uint8Array {
+  // msgpackr returns a view of its own working buffer: copy it out.
+  return new Uint8Array(packr.pack(events));
 }
 
-/** Joins encoded events into one block, in a buffer of its own (so it can be moved between threads). */
-export function encodeBlock(encoded: readonly Uint8Array[]): Uint8Array {
-  return concatBytes(encoded);
+/** The size of one event encoded alone, as a block would hold it (for the per-event limit). */
+export function encodedEventSize(e: StoredEvent): number {
+  return packr.pack(e).length;
 }
 
 export function decodeBlock(b: Uint8Array): StoredEvent[] {
-  return packr.unpackMultiple(b as Buffer) as StoredEvent[];
+  // A block since schema version 4 is one array; earlier ones are a run of maps (events).
+  return isArrayHeader(b[0]) ? (packr.unpack(b) as StoredEvent[]) : (packr.unpackMultiple(b as Buffer) as StoredEvent[]);
+}
+
+/** msgpack's array headers: fixarray (0x90–0x9f), array 16 (0xdc) and array 32 (0xdd). */
+function isArrayHeader(byte: number | undefined): boolean {
+  return byte !== undefined && ((byte >= 0x90 && byte <= 0x9f) || byte === 0xdc || byte === 0xdd);
 }
 
 /** Appends blocks of encoded events; the daemon has one, on the main thread. */

@@ -10,7 +10,7 @@ import type { SyncMode } from '../config/schema.js';
 import { jsonValueEncoder } from './json-values.js';
 
 /** Bumped when the on-disk layout changes; `migrate` moves older directories forward. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export interface StoreDatabases {
   readonly root: RootDatabase;
@@ -142,6 +142,8 @@ function migrate(dbs: StoreDatabases): void {
     // v3: persons and groups are written as JSON text. The msgpack values already stored still read
     // (json-values.ts), so nothing is rewritten; the version keeps earlier Hedgerows, which cannot
     // read the new values, away from this directory.
+    // v4: event-log blocks are one msgpack array with records (event-log.ts); blocks of plain maps
+    // still read, and nothing is rewritten.
     dbs.meta.putSync('schema_version', SCHEMA_VERSION);
   });
 }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../src/ingest/types.js';
 import { MAX_FUTURE_SKEW_MS } from '../../src/limits.js';
-import { encodeBlock, encodeEvent } from '../../src/store/event-log.js';
+import { encodeBlock } from '../../src/store/event-log.js';
 import { decodeCursor, listEvents, listEventsPaced, type EventsPage, type ListEventsQuery } from '../../src/store/list-events.js';
 import { openStore, type EventKey, type StoreDatabases } from '../../src/store/open-store.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -33,7 +33,7 @@ async function withLog(blocks: Array<{ atMs: number; events: StoredEvent[] } | {
   let counter = 0;
   for (const b of blocks) {
     const key: EventKey = [b.atMs * 1000, 7, counter++];
-    const value = 'raw' in b ? b.raw : Buffer.from(encodeBlock(b.events.map(encodeEvent)));
+    const value = 'raw' in b ? b.raw : Buffer.from(encodeBlock(b.events));
     await dbs.events.put(key, value);
   }
   return dbs;

@@ -19,13 +19,13 @@ describe('schema version', () => {
     const fresh = dataDir();
     const dbs = openStore({ dataDir: fresh, sync: 'none' });
     expect(dbs.meta.get('schema_version')).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
     await dbs.root.close();
 
     const older = dataDir();
     await withVersion(older, 2);
     const reopened = openStore({ dataDir: older, sync: 'none' });
-    expect(reopened.meta.get('schema_version')).toBe(3);
+    expect(reopened.meta.get('schema_version')).toBe(4);
     await reopened.root.close();
   });
 

@@ -8,7 +8,7 @@ import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipel
 import { HandedOffBlocks } from '../../src/processing/handed-off-blocks.js';
 import { HandOffRing } from '../../src/processing/handoff-ring.js';
 import { PersonProcessor } from '../../src/processing/person-processor.js';
-import { EventWriter, encodeBlock, encodeEvent } from '../../src/store/event-log.js';
+import { EventWriter, encodeBlock } from '../../src/store/event-log.js';
 import type { EventKey } from '../../src/store/open-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { PersonReader } from '../../src/store/person-store.js';
@@ -20,7 +20,7 @@ function block(...distinctIds: string[]): Uint8Array {
   const batch = distinctIds.map((distinct_id) => ({ event: '$pageview', distinct_id }));
   const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
   const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
-  return encodeBlock(normalizeCapture(prepareCapture(req, 1024 * 1024), 1, new Date()).events.map(encodeEvent));
+  return encodeBlock(normalizeCapture(prepareCapture(req, 1024 * 1024), 1, new Date()).events);
 }
 
 describe('HandedOffBlocks', () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { BlastRadiusIndex } from '../../src/blast-radius/blast-radius-index.js';
 import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
 import { PersonProcessor } from '../../src/processing/person-processor.js';
-import { EventWriter, encodeBlock, encodeEvent } from '../../src/store/event-log.js';
+import { EventWriter, encodeBlock } from '../../src/store/event-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import { PersonReader } from '../../src/store/person-store.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -47,8 +47,8 @@ describe('the person processor and hostile values', () => {
       },
       { event: '$groupidentify', distinct_id: 'u3', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { [long]: long, n: [1, { x: 2 }] } } },
     ];
-    for (const e of hostile) await writer.append(encodeBlock(normalized([e]).map(encodeEvent)));
-    await writer.append(encodeBlock(normalized([{ event: '$pageview', distinct_id: 'after-them' }]).map(encodeEvent)));
+    for (const e of hostile) await writer.append(encodeBlock(normalized([e])));
+    await writer.append(encodeBlock(normalized([{ event: '$pageview', distinct_id: 'after-them' }])));
 
     const tables = new BlastRadiusIndex(dbs);
     while (tables.warmUp(1000));
@@ -69,9 +69,9 @@ describe('the person processor and hostile values', () => {
     // Capture never stores such a distinct id (it cuts them to 200 characters): a stand-in for a
     // value some future bug lets through to a key.
     const [unwritable] = good('placeholder').map((e) => ({ ...e, distinct_id: 'x'.repeat(3000) }));
-    await writer.append(encodeBlock(good('before').map(encodeEvent)));
-    await writer.append(encodeBlock([...good('same-block'), unwritable!].map(encodeEvent)));
-    await writer.append(encodeBlock(good('after').map(encodeEvent)));
+    await writer.append(encodeBlock(good('before')));
+    await writer.append(encodeBlock([...good('same-block'), unwritable!]));
+    await writer.append(encodeBlock(good('after')));
 
     const processor = new PersonProcessor(dbs);
     const reports = [];
@@ -84,7 +84,7 @@ describe('the person processor and hostile values', () => {
     expect(reports[1]!.outcomes).toEqual({ failed: 2 });
     expect(reports[1]!.failures.map((f) => f.error)).toEqual([expect.stringContaining('Key size'), expect.stringContaining('Key size')]);
     // A new processor (a restart) starts after the block it passed over.
-    await writer.append(encodeBlock(good('later').map(encodeEvent)));
+    await writer.append(encodeBlock(good('later')));
     const restarted = new PersonProcessor(dbs);
     expect(restarted.step()?.events).toBe(1);
     expect(persons.byDistinctId(1, 'later')).toBeDefined();
