@@ -6,6 +6,7 @@
  * JSON numbers arrive in JavaScript without their int/float distinction; an integer-valued number
  * is printed as a Python int.
  */
+import { trimWhere } from '../util/trim-where.js';
 
 /** Python `isprintable()` is false for these categories (the ASCII space aside). */
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
@@ -114,10 +115,23 @@ export function pythonJsonDumps(value: unknown): string {
 }
 
 /** Python's whitespace for `str.strip()` (differs from JavaScript's `trim()` at the edges). */
-const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const PY_STRIP = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
+function isPythonSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    (c >= 0x1c && c <= 0x20) ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
 
 /** Python's `str.strip()` with no argument. */
 export function pythonStrip(s: string): string {
-  return s.replace(PY_STRIP, '');
+  return trimWhere(s, isPythonSpace);
 }

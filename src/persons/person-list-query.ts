@@ -10,6 +10,7 @@
  * Empty parameters are ignored.
  */
 import type { PersonRecord } from '../store/person-store.js';
+import { trimWhere } from '../util/trim-where.js';
 
 export interface PersonFilter {
   /** `distinct_id`: only the person it belongs to; `null` when it belongs to nobody. */
@@ -61,18 +62,48 @@ export function propertyText(value: unknown): string {
   return typeof value === 'string' ? text.slice(1, -1) : text;
 }
 
-/** SQL `ILIKE`: `%` any run, `_` any one character, `\` escapes the next; case-insensitive. */
+/**
+ * SQL `ILIKE`: `%` any run, `_` any one character, `\` escapes the next; case-insensitive. The
+ * pattern is split at its `%`s and each piece placed at its leftmost match after the one before
+ * (the first anchored at the start, the last at the end), which decides the match in
+ * O(text × pattern): one regular expression with a `.*` per `%` backtracks exponentially in the
+ * number of `%`s on a text it does not match.
+ */
 export function ilike(text: string, pattern: string): boolean {
+  const pieces = likePieces(pattern);
+  if (pieces.length === 1) return new RegExp(`^${pieces[0]}$`, 'isu').test(text);
+  const first = new RegExp(`^${pieces[0]}`, 'isu').exec(text);
+  if (first === null) return false;
+  let at = first[0].length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    if (pieces[i] === '') continue;
+    const middle = new RegExp(pieces[i]!, 'gisu');
+    middle.lastIndex = at;
+    const found = middle.exec(text);
+    if (found === null) return false;
+    at = found.index + found[0].length;
+  }
+  const last = new RegExp(`(?:${pieces[pieces.length - 1]})$`, 'gisu');
+  last.lastIndex = at;
+  return last.exec(text) !== null;
+}
+
+/** The pattern's pieces between its unescaped `%`s, each as a regular expression source. */
+function likePieces(pattern: string): string[] {
+  const pieces: string[] = [];
   let source = '';
   const chars = [...pattern];
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i]!;
     if (c === '\\' && i + 1 < chars.length) source += escapeRegExp(chars[++i]!);
-    else if (c === '%') source += '.*';
-    else if (c === '_') source += '.';
+    else if (c === '%') {
+      pieces.push(source);
+      source = '';
+    } else if (c === '_') source += '.';
     else source += escapeRegExp(c);
   }
-  return new RegExp(`^${source}$`, 'isu').test(text);
+  pieces.push(source);
+  return pieces;
 }
 
 /**
@@ -80,7 +111,9 @@ export function ilike(text: string, pattern: string): boolean {
  * 32 hex digits, hyphens anywhere, optional braces and `urn:uuid:` prefix. Else undefined.
  */
 export function canonicalUuid(raw: string): string | undefined {
-  const hex = raw.trim().replace(/^urn:/i, '').replace(/^uuid:/i, '').replace(/^\{+|\}+$/g, '').replaceAll('-', '');
+  const unprefixed = raw.trim().replace(/^urn:/i, '').replace(/^uuid:/i, '');
+  // Braces stripped by index: `/^\{+|\}+$/g` is quadratic on a run of `}` not at the end.
+  const hex = trimWhere(unprefixed, (c) => c === 0x7b /* { */ || c === 0x7d /* } */).replaceAll('-', '');
   if (!/^[0-9a-f]{32}$/i.test(hex)) return undefined;
   const h = hex.toLowerCase();
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;

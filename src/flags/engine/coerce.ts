@@ -12,6 +12,7 @@
  * prints as `1` here where serde_json prints `1.0`; integer-valued numbers are printed as
  * integers (what they almost always were on the wire).
  */
+import { trimStartWhere, trimWhere } from '../../util/trim-where.js';
 
 const TWO_POW_64 = 18446744073709551616;
 const TWO_POW_63 = 9223372036854775808;
@@ -66,7 +67,8 @@ export function rustValueString(value: unknown): string {
   return typeof value === 'string' ? value : rustJson(value);
 }
 
-const RUST_FLOAT = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+/** What Rust's f64 parser takes: no two adjacent quantifiers over digits, so it is linear on any text. */
+const RUST_FLOAT = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 const RUST_FLOAT_SPECIAL = /^([+-]?)(inf|infinity|nan)$/i;
 
 /** Rust `str::parse::<f64>()`: the number, or `undefined` when the text is not one. */
@@ -98,16 +100,28 @@ export function asciiLower(s: string): string {
 }
 
 /** Unicode White_Space, what Rust's `str::trim` removes (JavaScript's `trim` differs at U+0085/U+FEFF). */
-const RUST_SPACE = '[\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const RUST_TRIM = new RegExp(`^${RUST_SPACE}+|${RUST_SPACE}+$`, 'g');
-const RUST_TRIM_START = new RegExp(`^${RUST_SPACE}+`);
+function isRustSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}
 
 /** Rust `str::trim`. */
 export function rustTrim(s: string): string {
-  return s.replace(RUST_TRIM, '');
+  return trimWhere(s, isRustSpace);
 }
 
 /** Rust `str::trim_start`. */
 export function rustTrimStart(s: string): string {
-  return s.replace(RUST_TRIM_START, '');
+  return trimStartWhere(s, isRustSpace);
 }

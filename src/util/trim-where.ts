@@ -1,0 +1,21 @@
+/**
+ * Trimming by a character class without a regular expression. `/^\s+|\s+$/g` is quadratic in
+ * the length of a run of spaces that does not reach the end (the second branch is tried at every
+ * position of the run), and these run on client text.
+ */
+
+/** `s` without the leading and trailing UTF-16 code units for which `isSpace` holds. */
+export function trimWhere(s: string, isSpace: (code: number) => boolean): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isSpace(s.charCodeAt(start))) start++;
+  while (end > start && isSpace(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/** `s` without its leading code units for which `isSpace` holds. */
+export function trimStartWhere(s: string, isSpace: (code: number) => boolean): string {
+  let start = 0;
+  while (start < s.length && isSpace(s.charCodeAt(start))) start++;
+  return start === 0 ? s : s.slice(start);
+}
