@@ -27,6 +27,9 @@ export const MAX_MERGE_DISTINCT_ID_CODE_POINTS = 400;
 /** PostHog's groups table keys are varchar(400); longer `$group_key`s drop the event. */
 export const MAX_GROUP_KEY_CHARS = 400;
 
+/** Experience-continuity hash keys: PostHog's `hash_key` column is a `varchar(400)`. */
+export const MAX_HASH_KEY_CHARS = 400;
+
 /** Event names are cut to 200 characters (ingestion sanitizeEventName). */
 export const MAX_EVENT_NAME_CHARS = 200;
 

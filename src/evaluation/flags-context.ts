@@ -8,10 +8,12 @@
  */
 import type { EvaluationContext } from '../flags/engine/evaluate-types.js';
 import type { FlagsRequest } from '../flags/serve/flags-request.js';
+import { MAX_HASH_KEY_CHARS } from '../limits.js';
 import type { CohortStore } from '../store/cohort-store.js';
 import type { GroupReader } from '../store/group-store.js';
 import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import type { PersonReader } from '../store/person-store.js';
+import { exceedsCodePoints } from '../util/code-points.js';
 import { withMatchTimeProperties } from './match-time-properties.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 
@@ -143,6 +145,9 @@ function continuityOverrides(
   const personIds = [...new Set([personId, anonPersonId].filter((id): id is number => id !== undefined))];
   if (personIds.length === 0) return undefined;
   if (anon !== undefined && !sources.overrides.allPresent(projectId, personIds, keys)) {
+    // PostHog's hash key column holds 400 characters: a longer id fails its insert, and the
+    // request is answered without overrides and with errorsWhileComputingFlags (spec §5 step 6).
+    if (exceedsCodePoints(anon, MAX_HASH_KEY_CHARS)) throw new Error(`hash key over ${MAX_HASH_KEY_CHARS} characters`);
     sources.overrides.insertMissing(projectId, personIds, keys, anon);
   }
   const merged: Record<string, string> = {};

@@ -1,5 +1,7 @@
-/** Whether `s` holds more than `max` Unicode code points (short strings answer without counting). */
+/** Whether `s` holds more than `max` Unicode code points (without counting unless it may be close). */
 export function exceedsCodePoints(s: string, max: number): boolean {
-  // A string never has more code points than UTF-16 units.
-  return s.length > max && [...s].length > max;
+  // A code point is one or two UTF-16 units.
+  if (s.length <= max) return false;
+  if (s.length > 2 * max) return true;
+  return [...s].length > max;
 }

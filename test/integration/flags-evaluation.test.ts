@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type StoreKey } from '../../src/store/open-store.js';
 import { apiClient, type ApiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
-import { b64, gzip, metricSample, postJson, send } from '../helpers/http.js';
+import { b64, gzip, metricSample, postJson, send, waitForPersons } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -317,6 +317,29 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     const own = await Promise.all([...Array(8).keys()].map((i) => variantOf({ distinct_id: `identified-${i}` })));
     const anonymous = await Promise.all([...Array(8).keys()].map((i) => variantOf({ distinct_id: `anon-${i}` })));
     expect(own).not.toEqual(anonymous);
+  });
+
+  it('does not store a continuity hash key over 400 characters: errorsWhileComputingFlags, as PostHog’s insert fails', async () => {
+    await createFlag({ key: 'continuous-long', ensure_experience_continuity: true, filters: { groups: [{ rollout_percentage: 50 }] } });
+    const user = 'continuity-long-user';
+    expect((await postJson(d, '/capture/', { api_key: d.projectKey, event: 'seen', distinct_id: user })).status).toBe(200);
+    await waitForPersons(d);
+    const ask = async (extra: Record<string, unknown>) => (await postJson(d, '/flags/?v=2', { token: d.projectKey, ...extra })).json as V2Body;
+    // Hashed on the anonymous id, as the Rust service does when it has no stored key (as for an
+    // id without a person, where nothing is written; a distinct_id itself is cut to 200 characters).
+    const onAnonymousId = async (anon: string) =>
+      (await ask({ distinct_id: 'continuity-nobody', $anon_distinct_id: anon })).flags['continuous-long']!.enabled;
+    const tooLong = 'a'.repeat(401);
+    const refused = await ask({ distinct_id: user, $anon_distinct_id: tooLong });
+    expect(refused.errorsWhileComputingFlags).toBe(true);
+    expect(refused.flags['continuous-long']!.enabled).toBe(await onAnonymousId(tooLong));
+    // 400 characters are stored, and then used without the anonymous id.
+    const longest = '😀'.repeat(400);
+    const stored = await ask({ distinct_id: user, $anon_distinct_id: longest });
+    expect(stored.errorsWhileComputingFlags).toBe(false);
+    const later = await ask({ distinct_id: user });
+    expect(later.errorsWhileComputingFlags).toBe(false);
+    expect(later.flags['continuous-long']!.enabled).toBe(await onAnonymousId(longest));
   });
 
   it('reads ids and group keys too long to be stored as unknown, without an error', async () => {

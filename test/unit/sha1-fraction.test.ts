@@ -93,6 +93,17 @@ describe('sha1Fraction equals the node:crypto fraction', () => {
     expectSameAsCrypto('中'.repeat(5_000) + '\ud83d');
     expectSameAsCrypto('short');
   });
+
+  it('on both sides of the length where node:crypto takes over (1,024 code units), split or not', () => {
+    for (const length of [1000, 1023, 1024, 1025, 1030, 4096]) {
+      const text = randomString(random(length), length, 0x10000);
+      expectSameAsCrypto(text);
+      expect(sha1Fraction(text.slice(0, 7), text.slice(7, length - 3), text.slice(length - 3))).toBe(cryptoFraction(text));
+      expectSameAsCrypto('a'.repeat(length));
+    }
+    // A surrogate pair straddling two parts of a long text is still one code point.
+    expect(sha1Fraction('😀'.slice(0, 1), `\ude00${'b'.repeat(2000)}`)).toBe(cryptoFraction(`😀${'b'.repeat(2000)}`));
+  });
 });
 
 describe('sha1Fraction of parts hashes their concatenation', () => {
