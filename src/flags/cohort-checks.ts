@@ -55,22 +55,35 @@ function forEachLeaf(node: unknown, visit: (leaf: Record<string, unknown>) => vo
   visit(node);
 }
 
-/** The cohort and every cohort it depends on, each once, the cohort itself first. */
+/**
+ * The cohort and every cohort it depends on, each once, the cohort itself first, then depth first
+ * in the order of the references. Walked without recursion: a chain of cohorts can be long.
+ */
 function withDependencies(first: CohortInfo, lookup: CohortLookup): CohortInfo[] {
   const seen = new Set<number>([first.id]);
   const out: CohortInfo[] = [];
-  const walk = (cohort: CohortInfo): void => {
+  const stack: { refs: unknown[]; next: number }[] = [];
+  const enter = (cohort: CohortInfo): void => {
     out.push(cohort);
+    const refs: unknown[] = [];
     forEachLeaf(cohort.filters, (leaf) => {
-      if (leaf.type !== 'cohort') return;
-      const id = cohortIdOf(leaf.value);
-      if (id === undefined || seen.has(id)) return;
-      seen.add(id);
-      const dep = lookup(id);
-      if (dep !== undefined) walk(dep);
+      if (leaf.type === 'cohort') refs.push(leaf.value);
     });
+    stack.push({ refs, next: 0 });
   };
-  walk(first);
+  enter(first);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next === top.refs.length) {
+      stack.pop();
+      continue;
+    }
+    const id = cohortIdOf(top.refs[top.next++]);
+    if (id === undefined || seen.has(id)) continue;
+    seen.add(id);
+    const dep = lookup(id);
+    if (dep !== undefined) enter(dep);
+  }
   return out;
 }
 

@@ -12,7 +12,9 @@ import {
   type RequiredScope,
 } from '../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../errors.js';
+import { MAX_JSON_DEPTH } from '../limits.js';
 import type { AuthStore, Organization, Project } from '../store/auth-store.js';
+import { exceedsMaxDepth } from '../util/json-depth.js';
 import type { Params } from './router.js';
 import type { HttpRequest } from './types.js';
 
@@ -95,6 +97,10 @@ export function readBody(http: HttpRequest): JsonObject {
     value = JSON.parse(text);
   } catch (err) {
     throw new HedgerowError('HR_JSON_PARSE', `JSON parse error - ${(err as Error).message}`);
+  }
+  // Flag and cohort filters are compiled and matched recursively: refuse what could exhaust the stack.
+  if (exceedsMaxDepth(value, 1)) {
+    throw new HedgerowError('HR_JSON_PARSE', `JSON parse error - nesting deeper than ${MAX_JSON_DEPTH} levels`);
   }
   if (value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) {

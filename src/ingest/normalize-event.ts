@@ -7,6 +7,7 @@
 
 import { HedgerowError } from '../errors.js';
 import { MAX_EVENT_NAME_CHARS, MAX_JSON_DEPTH } from '../limits.js';
+import { exceedsMaxDepth } from '../util/json-depth.js';
 import { v7 as uuidv7 } from 'uuid';
 import { extractDistinctId } from './distinct-id.js';
 import type { ParsedBody, RawEvent } from './parse-body.js';
@@ -50,20 +51,6 @@ export interface NormalizeResult {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** True when containers nest deeper than `MAX_JSON_DEPTH` (the event object itself is depth 1). */
-export function exceedsMaxDepth(value: unknown, depth: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (depth > MAX_JSON_DEPTH) return true;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (exceedsMaxDepth(value[i], depth + 1)) return true;
-    return false;
-  }
-  for (const key in value) {
-    if (exceedsMaxDepth((value as Record<string, unknown>)[key], depth + 1)) return true;
-  }
-  return false;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';
 import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -93,6 +94,51 @@ describe('cohorts API', () => {
   it('vector 37: a flag may use a cohort without behavioural filters', async () => {
     const cohort = await createCohort({ name: 'plain cohort', filters: personGroup });
     await checkVector(admin, managementVector(37, { project_id: 1, cohort_id: cohort.id }));
+  });
+
+  it('takes long chains and shared sub-cohorts of cohorts, and /flags evaluates them', async () => {
+    // 300 cohorts, each "plan = chain AND the one before": deeper than /flags evaluates by recursion.
+    const plan = { key: 'plan', value: ['chain'], operator: 'exact', type: 'person' };
+    let below = await createCohort({ name: 'chain-0', filters: { properties: { type: 'AND', values: [plan] } } });
+    for (let k = 1; k < 300; k++) {
+      below = await createCohort({
+        name: `chain-${k}`,
+        filters: { properties: { type: 'AND', values: [plan, { key: 'id', type: 'cohort', value: below.id }] } },
+      });
+    }
+    const flag = await admin.post('/api/projects/1/feature_flags/', {
+      key: 'long-cohort-chain',
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: below.id }], rollout_percentage: 100 }] },
+    });
+    expect(flag.status, flag.text).toBe(201);
+    const ask = async (plan: string) => {
+      const r = await send(d, '/flags/?v=2', {
+        body: JSON.stringify({ token: d.projectKey, distinct_id: 'chain-user', person_properties: { plan } }),
+        headers: { 'content-type': 'application/json' },
+      });
+      const body = r.json as { errorsWhileComputingFlags: boolean; flags: Record<string, { enabled: boolean }> };
+      return [r.status, body.errorsWhileComputingFlags, body.flags['long-cohort-chain']?.enabled];
+    };
+    expect(await ask('chain')).toEqual([200, false, true]);
+    expect(await ask('other')).toEqual([200, false, false]);
+    // Each cohort references the one before twice: its check walks 40 cohorts, not 2^40 paths.
+    let shared = await createCohort({ name: 'shared-0', filters: { properties: { type: 'AND', values: [plan] } } });
+    const started = Date.now();
+    for (let k = 1; k < 40; k++) {
+      const ref = { key: 'id', type: 'cohort', value: shared.id };
+      shared = await createCohort({ name: `shared-${k}`, filters: { properties: { type: 'OR', values: [ref, ref] } } });
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a body nested deeper than 128 levels with a parse error, before looking at it', async () => {
+    let group: Record<string, unknown> = { type: 'AND', values: [{ key: 'plan', value: ['x'], operator: 'exact', type: 'person' }] };
+    for (let i = 0; i < 200; i++) group = { type: 'AND', values: [group] };
+    const r = await admin.post(COHORTS, { name: 'too deep', filters: { properties: group } });
+    expect([r.status, r.json]).toEqual([
+      400,
+      { type: 'invalid_request', code: 'parse_error', detail: 'JSON parse error - nesting deeper than 128 levels', attr: null },
+    ]);
   });
 
   it('scopes: cohort:read may read but not write', async () => {

@@ -523,6 +523,30 @@ describe('cohorts (spec §3.6)', () => {
     expect(one(flagRecord(1, 'f', { groups: [{ properties: [inCohort(1)] }] }), {}, cohorts).enabled).toBe(false);
   });
 
+  it('follows chains of cohorts far longer than the stack would allow recursion for, with the same answers', () => {
+    // Cohort k (k < n) holds when plan = pro AND (cohort k+1, or a static cohort); cohort n when age > 30.
+    const chain = (n: number): CohortDefinition[] => [
+      ...Array.from({ length: n }, (_, k) =>
+        dynamic(k + 1, { type: 'AND', values: [exact('plan', 'pro'), { type: 'OR', values: [inCohort(k + 2), inCohort(100_000)] }] }),
+      ),
+      dynamic(n + 1, { type: 'AND', values: [{ key: 'age', type: 'person', operator: 'gt', value: 30 }] }),
+      { id: 100_000, is_static: true, filters: {} },
+    ];
+    const flag = flagRecord(1, 'f', { groups: [{ properties: [inCohort(1)] }] });
+    for (const n of [3, 31, 33, 10_000]) {
+      const cohorts = chain(n);
+      expect(one(flag, { personProperties: { plan: 'pro', age: 40 } }, cohorts).enabled, `${n}`).toBe(true);
+      expect(one(flag, { personProperties: { plan: 'pro', age: 20 } }, cohorts).enabled, `${n}`).toBe(false);
+      expect(one(flag, { personProperties: { plan: 'pro', age: 20 }, isInStaticCohort: () => true }, cohorts).enabled, `${n}`).toBe(true);
+      expect(one(flag, { personProperties: { plan: 'free', age: 40 } }, cohorts).enabled, `${n}`).toBe(false);
+      // The same chain closed into a cycle, or ending at a missing cohort, fails as before.
+      const cycle = [...cohorts.slice(0, n), dynamic(n + 1, { type: 'AND', values: [inCohort(1)] }), cohorts[n + 1]!];
+      expect(one(flag, { personProperties: { plan: 'pro' } }, cycle).error, `${n}`).toBe('dependency_cycle_cohort');
+      const missing = [...cohorts.slice(0, n), dynamic(n + 1, { type: 'AND', values: [inCohort(99_999)] }), cohorts[n + 1]!];
+      expect(one(flag, { personProperties: { plan: 'pro' } }, missing).error, `${n}`).toBe('dependency_not_found_cohort');
+    }
+  });
+
   it('orders flags referenced from inside a cohort before the flag using the cohort', () => {
     const cohorts = [dynamic(1, { type: 'AND', values: [dependsOn(2, true)] })];
     const user = flagRecord(1, 'user', { groups: [{ properties: [inCohort(1)] }] });

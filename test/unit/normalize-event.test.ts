@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventUuid, exceedsMaxDepth, normalizeEvents, type NormalizeContext } from '../../src/ingest/normalize-event.js';
+import { eventUuid, normalizeEvents, type NormalizeContext } from '../../src/ingest/normalize-event.js';
+import { exceedsMaxDepth } from '../../src/util/json-depth.js';
 import { parseCaptureBody, type ParsedBody, type RawEvent } from '../../src/ingest/parse-body.js';
 import validate from '../../src/ingest/schemas/raw-event.validate.js';
 import { MAX_JSON_DEPTH } from '../../src/limits.js';

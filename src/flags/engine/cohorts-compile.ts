@@ -29,6 +29,7 @@ export function cohortShells(definitions: readonly CohortDefinition[]): Map<numb
       cohortRefs: [],
       flagSlots: [],
       missingRef: false,
+      chainDepth: 0,
     });
   }
   return byId;
@@ -46,7 +47,7 @@ export function compileCohorts(
     const properties = isObject(def.filters) ? def.filters.properties : undefined;
     cohort.root = isObject(properties) ? compileNode(properties, cohort, env) : null;
   }
-  for (const cohort of byId.values()) cohort.error = cohortError(cohort);
+  markErrorsAndDepths([...byId.values()]);
 }
 
 function compileNode(raw: Obj, owner: CompiledCohort, env: FilterEnv): CohortNode | null {
@@ -90,23 +91,81 @@ export function reachableCohorts(start: CompiledCohort): CompiledCohort[] {
   return queue;
 }
 
-function cohortError(cohort: CompiledCohort): CompiledCohort['error'] {
-  if (cohort.isStatic) return null;
-  const reachable = reachableCohorts(cohort);
-  if (reachable.some((c) => c.missingRef)) return 'dependency_not_found_cohort';
-  return hasCycle(reachable) ? 'dependency_cycle_cohort' : null;
+/** What a cohort reaches through its references, shared by the cohorts of one cycle. */
+interface Component {
+  /** A reached cohort references one that does not exist. */
+  missing: boolean;
+  /** A reached cohort is in a cycle. */
+  cyclic: boolean;
+  /** The longest chain of references below (meaningful when not cyclic). */
+  depth: number;
 }
 
-function hasCycle(nodes: readonly CompiledCohort[]): boolean {
-  const state = new Map<CompiledCohort, 1 | 2>();
-  const visit = (c: CompiledCohort): boolean => {
-    const s = state.get(c);
-    if (s === 1) return true;
-    if (s === 2) return false;
-    state.set(c, 1);
-    for (const next of c.cohortRefs) if (visit(next)) return true;
-    state.set(c, 2);
-    return false;
+/**
+ * Sets `error` and `chainDepth` on every cohort, in one pass over the reference graph: Tarjan's
+ * strongly connected components, walked without recursion (a chain of cohorts may be longer than
+ * the stack), which finishes each component after every component it reaches.
+ */
+function markErrorsAndDepths(cohorts: readonly CompiledCohort[]): void {
+  const order = new Map<CompiledCohort, number>();
+  const low = new Map<CompiledCohort, number>();
+  const open: CompiledCohort[] = [];
+  const isOpen = new Set<CompiledCohort>();
+  const componentOf = new Map<CompiledCohort, Component>();
+  const enter = (c: CompiledCohort) => {
+    order.set(c, order.size);
+    low.set(c, order.size - 1);
+    open.push(c);
+    isOpen.add(c);
   };
-  return nodes.some(visit);
+  for (const root of cohorts) {
+    if (order.has(root)) continue;
+    enter(root);
+    const path: { cohort: CompiledCohort; next: number }[] = [{ cohort: root, next: 0 }];
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const ref = top.cohort.cohortRefs[top.next++];
+      if (ref !== undefined) {
+        if (!order.has(ref)) {
+          enter(ref);
+          path.push({ cohort: ref, next: 0 });
+        } else if (isOpen.has(ref)) {
+          low.set(top.cohort, Math.min(low.get(top.cohort)!, order.get(ref)!));
+        }
+        continue;
+      }
+      path.pop();
+      const parent = path[path.length - 1];
+      if (parent !== undefined) low.set(parent.cohort, Math.min(low.get(parent.cohort)!, low.get(top.cohort)!));
+      if (low.get(top.cohort) !== order.get(top.cohort)) continue;
+      const members: CompiledCohort[] = [];
+      let member: CompiledCohort;
+      do {
+        member = open.pop()!;
+        isOpen.delete(member);
+        members.push(member);
+      } while (member !== top.cohort);
+      const component: Component = {
+        missing: members.some((m) => m.missingRef),
+        cyclic: members.length > 1 || top.cohort.cohortRefs.includes(top.cohort),
+        depth: 0,
+      };
+      for (const m of members) {
+        for (const r of m.cohortRefs) {
+          const below = componentOf.get(r);
+          if (below === undefined) continue; // a member of this component
+          component.missing ||= below.missing;
+          component.cyclic ||= below.cyclic;
+          component.depth = Math.max(component.depth, below.depth + 1);
+        }
+      }
+      for (const m of members) componentOf.set(m, component);
+    }
+  }
+  for (const cohort of cohorts) {
+    const component = componentOf.get(cohort)!;
+    // A missing cohort wins over a cycle, as the Rust graph walk finds it first.
+    cohort.error = cohort.isStatic ? null : component.missing ? 'dependency_not_found_cohort' : component.cyclic ? 'dependency_cycle_cohort' : null;
+    cohort.chainDepth = cohort.error === null ? component.depth : 0;
+  }
 }

@@ -85,10 +85,37 @@ export function isCohortMember(cohort: CompiledCohort, state: EvaluationState): 
   } else {
     if (cohort.error === 'dependency_not_found_cohort') throw COHORT_NOT_FOUND;
     if (cohort.error !== null) throw COHORT_CYCLE;
+    if (cohort.chainDepth > RECURSIVE_CHAIN_DEPTH) evaluateBelow(cohort, state);
     member = cohort.root === null || nodeMatches(cohort.root, state);
   }
   state.cohorts[cohort.index] = member ? 2 : 1;
   return member;
+}
+
+/**
+ * Chains of cohort references up to this long are evaluated by recursion as they are met (a few
+ * stack frames per link); a longer one (which could take the recursion past the stack) first
+ * through `evaluateBelow`.
+ */
+const RECURSIVE_CHAIN_DEPTH = 32;
+
+/**
+ * Evaluates every cohort `top` reaches and that is not known yet, each after the ones it
+ * references, without recursion: each is then evaluated with its references known. Cohorts
+ * without an error reach no cycle.
+ */
+function evaluateBelow(top: CompiledCohort, state: EvaluationState): void {
+  const path: { cohort: CompiledCohort; next: number }[] = [{ cohort: top, next: 0 }];
+  while (path.length > 0) {
+    const last = path[path.length - 1]!;
+    const ref = last.cohort.cohortRefs[last.next++];
+    if (ref === undefined) {
+      path.pop();
+      if (last.cohort !== top) isCohortMember(last.cohort, state);
+    } else if (state.cohorts[ref.index] === 0) {
+      path.push({ cohort: ref, next: 0 });
+    }
+  }
 }
 
 function nodeMatches(node: CohortNode, state: EvaluationState): boolean {

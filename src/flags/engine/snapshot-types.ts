@@ -72,6 +72,8 @@ export interface CompiledCohort {
   flagSlots: number[];
   /** Whether a filter references a cohort that does not exist. */
   missingRef: boolean;
+  /** The longest chain of cohort references below it (0: it references none, or it has an error). */
+  chainDepth: number;
 }
 
 export interface CompiledCondition {

@@ -190,27 +190,48 @@ class CohortsApi {
     const properties = filters.properties;
     if (properties === undefined) return;
     const invalid = (detail: string) => new HedgerowError('HR_VALIDATION', detail, 'filters');
-    const visit = (node: unknown, path: Set<number>): void => {
+    // Depth first, in the order of the values, without recursion (a chain of cohorts can be long);
+    // a cohort already walked through is not walked again (shared sub-cohorts would otherwise
+    // be walked once per path: exponentially many).
+    const onPath = new Set<number>(selfId === undefined ? [] : [selfId]);
+    const walked = new Set<number>();
+    const stack: { nodes: readonly unknown[]; next: number; cohort?: number }[] = [{ nodes: [properties], next: 0 }];
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      if (frame.next === frame.nodes.length) {
+        stack.pop();
+        if (frame.cohort !== undefined) {
+          onPath.delete(frame.cohort);
+          walked.add(frame.cohort);
+        }
+        continue;
+      }
+      const node = frame.nodes[frame.next++];
       if (node === null || typeof node !== 'object' || Array.isArray(node)) {
         throw invalid('Cohort filters must be property groups of the form {"type": "AND" | "OR", "values": [...]}.');
       }
       const group = node as JsonObject;
       if (Array.isArray(group.values)) {
         if (group.type !== 'AND' && group.type !== 'OR') throw invalid('Property group type must be "AND" or "OR".');
-        for (const child of group.values) visit(child, path);
-        return;
+        stack.push({ nodes: group.values, next: 0 });
+        continue;
       }
-      if (group.type !== 'cohort') return;
+      if (group.type !== 'cohort') continue;
       const id = cohortIdOf(group.value);
       const target = id === undefined ? undefined : this.deps.cohorts.get(projectId, id);
       if (id === undefined || !target) {
         throw new HedgerowError('HR_COHORT_DOES_NOT_EXIST', `Cohort with id ${String(group.value)} does not exist`);
       }
-      if (id === selfId || path.has(id)) throw invalid('Cohorts cannot reference other cohorts in a loop.');
+      if (onPath.has(id)) throw invalid('Cohorts cannot reference other cohorts in a loop.');
+      if (walked.has(id)) continue;
       const nested = (target.filters as { properties?: unknown }).properties;
-      if (nested !== undefined) visit(nested, new Set([...path, id]));
-    };
-    visit(properties, new Set(selfId === undefined ? [] : [selfId]));
+      if (nested === undefined) {
+        walked.add(id);
+        continue;
+      }
+      onPath.add(id);
+      stack.push({ nodes: [nested], next: 0, cohort: id });
+    }
   }
 
   private render(c: CohortRecord): Record<string, unknown> {
