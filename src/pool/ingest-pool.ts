@@ -235,16 +235,19 @@ function estimatedWork(req: CaptureRequest): number {
   return Math.min(isize, n * 20);
 }
 
-function runsInline(req: CaptureRequest): boolean {
+/**
+ * Only a small body of plain JSON runs on the main thread: one that starts with `{` or `[` (after
+ * JSON's whitespace) cannot be gzip, base64 or a form, which the pipeline would expand; and no
+ * query that could ask for a decompression, however it is spelled (`%63ompression=lz64` is
+ * `compression`), so any `%` sends the request to a worker too.
+ */
+export function runsInline(req: CaptureRequest): boolean {
   const body = req.body;
-  return (
-    body.byteLength <= INLINE_MAX_BYTES &&
-    req.query.length <= INLINE_MAX_BYTES &&
-    req.contentEncoding === '' &&
-    !req.query.includes('compression') &&
-    !req.contentType.startsWith('application/x-www-form-urlencoded') &&
-    body[0] !== 0x1f // gzip magic
-  );
+  if (body.byteLength > INLINE_MAX_BYTES || req.query.length > INLINE_MAX_BYTES || req.contentEncoding !== '') return false;
+  if (req.query.includes('compression') || req.query.includes('%')) return false;
+  let i = 0;
+  while (i < body.byteLength && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
+  return body[i] === 0x7b /* { */ || body[i] === 0x5b /* [ */;
 }
 
 /** Only buffers a body owns entirely can be moved to the worker; the rest are copied. */
