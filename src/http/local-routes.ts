@@ -28,6 +28,12 @@ import type { HttpRequest, HttpResponse } from './types.js';
 export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
 
 /**
+ * Decoded, a body may be 20x that here (the spec's ratio); one that decodes to more (a small gzip
+ * or lz64 body can hold megabytes) goes to the worker pool too, which applies the daemon's limit.
+ */
+export const LOCAL_FLAGS_MAX_DECODED_BYTES = 20 * LOCAL_FLAGS_MAX_BODY_BYTES;
+
+/**
  * Each `/flags` answer is written into this buffer (flags-response.ts `encodeInto`) and goes to
  * the socket before the next request is evaluated: the thread answers a local `/flags` request
  * synchronously, from uWS's data callback to `end()`, which copies what it does not send at
@@ -53,7 +59,8 @@ export interface LocalRoutes {
 export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) => void): LocalRoutes {
   const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
   const auth = new AuthStore(dbs);
-  const deps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
+  const decodedCap = Math.min(setup.maxDecompressedBytes, LOCAL_FLAGS_MAX_DECODED_BYTES);
+  const deps = flagsRequestDeps(dbs, auth, decodedCap);
   const definitions = new Router();
   addFlagDefinitionsRoutes(definitions, {
     auth,
@@ -91,6 +98,9 @@ export function openLocalRoutes(setup: LocalRoutesSetup, onBug: (err: unknown) =
       const now = new Date();
       const request = toFlagsRequest(req, endpoint, now.getTime() + setup.flagsTimeoutMs);
       const outcome = runFlagsRequest(request, deps, now, ANSWER_BUFFER);
+      if (!outcome.ok && outcome.error.hedgerowCode === 'HR_DECOMPRESSED_TOO_LARGE' && decodedCap < setup.maxDecompressedBytes) {
+        return undefined; // the pool decodes it, with the daemon's own limit
+      }
       const response = flagsOutcomeResponse(req, endpoint, outcome);
       return outcomeReportsErrors(outcome) ? { route: endpoint, response, reportsErrors: true } : { route: endpoint, response };
     },

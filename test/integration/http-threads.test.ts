@@ -5,6 +5,7 @@
  * every other route is forwarded to the daemon's thread, capture's client address included.
  */
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
 import { cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
@@ -91,6 +92,34 @@ describe('uWS front-end threads on a port given by number', () => {
     const labels = { route: 'flags', method: 'POST' };
     expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '200' })).toBe((before ?? 0) + 80);
     expect(metricSample(text, 'hedgerow_http_requests_total', { ...labels, status: '401' })).toBe(1);
+  });
+
+  it('hands a /flags body that decodes to more than 20x the threads’ size cap to the pool, which answers it', async () => {
+    // 3 MB of person properties in a few kilobytes of gzip: too much to decode in a thread that
+    // serves other connections, well within the daemon's limit.
+    const body = gzipSync(JSON.stringify({ token: d.projectKey, distinct_id: 'big-body', person_properties: { blob: 'x'.repeat(3_000_000) } }));
+    expect(body.length).toBeLessThan(64 * 1024);
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map(
+        () =>
+          new Promise<Answer>((resolve, reject) => {
+            const req = http.request(
+              { host: '127.0.0.1', port: d.port, path: '/flags/?v=2', method: 'POST', agent: false, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json', connection: 'close' } },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (c: Buffer) => chunks.push(c));
+                res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
+              },
+            );
+            req.on('error', reject);
+            req.end(body);
+          }),
+      ),
+    );
+    for (const a of answers) {
+      expect(a.status, a.text.slice(0, 200)).toBe(200);
+      expect(JSON.parse(a.text)).toMatchObject({ errorsWhileComputingFlags: false, flags: { 'threads-half': { key: 'threads-half' } } });
+    }
   });
 
   it('serves flag definitions in the threads: the ETag holds across threads, and a match is a 304', async () => {
