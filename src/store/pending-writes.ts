@@ -14,6 +14,11 @@ type Op = { db: Db; key: StoreKey; value: unknown } | { db: Db; key: StoreKey; r
 export class PendingWrites {
   private readonly ops: Op[] = [];
 
+  /** How many writes are gathered. */
+  get size(): number {
+    return this.ops.length;
+  }
+
   put(db: Db, key: StoreKey, value: unknown): void {
     this.ops.push({ db, key, value });
   }

@@ -53,6 +53,14 @@ export class PersonBatch {
   private readonly dirty = new Map<string, number>();
   /** `project:index:key` → groups this batch wrote. */
   private readonly groups = new Map<string, GroupRecord>();
+  /**
+   * The distinct-id writes, by key, added to the writes at `flush()`: a batch's merges can move
+   * the same ids many times (a chain of merges of a person with thousands of ids), and only the
+   * last owner of each id, and each membership's last state, is to be written.
+   */
+  private readonly ownerWrites = new Map<string, { projectId: number; distinctId: string; personId: number }>();
+  /** `project:person id:distinct id` → the reverse entry to write (present) or to remove. */
+  private readonly membershipWrites = new Map<string, { projectId: number; personId: number; distinctId: string; present: boolean }>();
 
   constructor(
     private readonly dbs: StoreDatabases,
@@ -105,9 +113,10 @@ export class PersonBatch {
   }
 
   addDistinctId(projectId: number, distinctId: string, personId: number): void {
-    this.owners.set(`${projectId}:${distinctId}`, personId);
-    this.writes.put(this.dbs.distinctIds, [projectId, distinctId], personId);
-    this.writes.put(this.dbs.personDistinctIds, [projectId, personId, distinctId], null);
+    const owner = `${projectId}:${distinctId}`;
+    this.owners.set(owner, personId);
+    this.ownerWrites.set(owner, { projectId, distinctId, personId });
+    this.membershipWrites.set(`${projectId}:${personId}:${distinctId}`, { projectId, personId, distinctId, present: true });
     const k = `${projectId}:${personId}`;
     const added = this.addedIds.get(k);
     if (added === undefined) this.addedIds.set(k, [distinctId]);
@@ -119,17 +128,19 @@ export class PersonBatch {
    * override `into` already has for the same flag is kept), and `from` is deleted.
    */
   absorb(projectId: number, from: number, into: number): void {
-    // A person's committed distinct ids only leave it here, when it is absorbed (once: it is gone after).
-    const ids: string[] = [];
-    for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
-      ids.push((key as [number, number, string])[2]);
-    }
-    ids.push(...(this.addedIds.get(`${projectId}:${from}`) ?? []));
+    // Ids given to `from` in this batch are not stored yet: their pending membership is dropped.
+    const added = this.addedIds.get(`${projectId}:${from}`) ?? [];
     this.addedIds.delete(`${projectId}:${from}`);
-    for (const distinctId of ids) {
-      this.writes.remove(this.dbs.personDistinctIds, [projectId, from, distinctId]);
-      this.addDistinctId(projectId, distinctId, into);
+    for (const distinctId of added) this.membershipWrites.delete(`${projectId}:${from}:${distinctId}`);
+    // A person's committed distinct ids only leave it here, when it is absorbed (once: it is gone after).
+    const committed: string[] = [];
+    for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
+      const distinctId = (key as [number, number, string])[2];
+      committed.push(distinctId);
+      this.membershipWrites.set(`${projectId}:${from}:${distinctId}`, { projectId, personId: from, distinctId, present: false });
     }
+    for (const distinctId of committed) this.addDistinctId(projectId, distinctId, into);
+    for (const distinctId of added) this.addDistinctId(projectId, distinctId, into);
     const overrides = this.dbs.hashKeyOverrides;
     this.writes.runInTransaction(() => {
       for (const { key, value } of overrides.getRange({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
@@ -183,8 +194,16 @@ export class PersonBatch {
     return next;
   }
 
-  /** Adds the persons saved since the last flush and the person id counters to the writes. */
+  /** Adds the distinct ids, the persons saved since the last flush and the person id counters to the writes. */
   flush(): void {
+    for (const w of this.ownerWrites.values()) this.writes.put(this.dbs.distinctIds, [w.projectId, w.distinctId], w.personId);
+    this.ownerWrites.clear();
+    for (const w of this.membershipWrites.values()) {
+      const key = [w.projectId, w.personId, w.distinctId];
+      if (w.present) this.writes.put(this.dbs.personDistinctIds, key, null);
+      else this.writes.remove(this.dbs.personDistinctIds, key);
+    }
+    this.membershipWrites.clear();
     for (const [k, projectId] of this.dirty) {
       const person = this.persons.get(k) as PersonRecord;
       this.writes.put(this.dbs.persons, [projectId, person.id], person);
