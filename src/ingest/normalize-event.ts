@@ -77,7 +77,11 @@ function mergePersonProps(props: Record<string, unknown>, key: string, top: unkn
     props[key] = top;
     return;
   }
-  for (const k in top) inner[k] = top[k];
+  for (const k in top) {
+    // An own `__proto__` key (JSON.parse makes one) is a key like any other, not the prototype.
+    if (k === '__proto__') Object.defineProperty(inner, k, { value: top[k], enumerable: true, writable: true, configurable: true });
+    else inner[k] = top[k];
+  }
 }
 
 function schemaError(index: number): HedgerowError {

@@ -217,6 +217,14 @@ describe('normalizeEvents', () => {
       expect(one({ event: 'e', distinct_id: 'd', properties: { $set: { a: 1 } } }).properties.$set).toEqual({ a: 1 });
     });
 
+    it('keeps a `__proto__` key of a top-level $set as a key, not as the prototype of the merged $set', () => {
+      const raw = JSON.parse('{"event":"e","distinct_id":"d","$set":{"__proto__":{"email":"x"}},"properties":{"$set":{"a":1}}}') as RawEvent;
+      const merged = one(raw).properties.$set as Record<string, unknown>;
+      expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+      expect(Object.keys(merged)).toEqual(['a', '__proto__']);
+      expect(Object.getOwnPropertyDescriptor(merged, '__proto__')?.value).toEqual({ email: 'x' });
+    });
+
     it('turns an /engage object into $identify with its $set', () => {
       const parsed = parseCaptureBody('{"$token":"t","$distinct_id":"u9","$set":{"email":"a@b.c"}}', '/engage/');
       const [e] = normalizeEvents(parsed, CTX).events;
