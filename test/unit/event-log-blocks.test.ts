@@ -1,7 +1,8 @@
 /**
- * Event-log blocks: one msgpack array with msgpackr's records since schema version 4, a run of
- * plain maps before. Both read the same; a block needs nothing outside itself to be read; and
- * the per-event limit of a capture group is still each event's own size.
+ * Event-log blocks: one msgpack array with msgpackr's records since schema version 4 (blocks of
+ * one or two events, and all blocks before, a run of plain maps). Both read the same; a block
+ * needs nothing outside itself to be read; and the per-event limit of a capture group is still
+ * each event's own size.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -33,6 +34,15 @@ describe('event-log blocks', () => {
     expect(decodeBlock(block)).toEqual(events);
     expect(decodeBlock(Buffer.from(block))).toEqual(events);
     expect(decodeBlock(encodeBlock([events[7]!]))).toEqual([events[7]]);
+  });
+
+  it('of one or two events are plain maps (cheaper there), of three or more one array of records', () => {
+    const events = [event(1), event(2), event(3)];
+    for (const n of [1, 2, 3]) {
+      const block = encodeBlock(events.slice(0, n));
+      expect(block[0]! >= 0x90 && block[0]! <= 0x9f, `${n}`).toBe(n >= 3); // a fixarray header, or a map's
+      expect(decodeBlock(block)).toEqual(events.slice(0, n));
+    }
   });
 
   it('are self-contained: the same events give the same bytes whatever was encoded before', () => {
