@@ -6,7 +6,7 @@
  * JSON numbers arrive in JavaScript without their int/float distinction; an integer-valued number
  * is printed as a Python int.
  */
-import { trimWhere } from '../util/trim-where.js';
+import { isUnicodeWhiteSpace, trimWhere } from '../util/trim-where.js';
 
 /** Python `isprintable()` is false for these categories (the ASCII space aside). */
 const NON_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
@@ -114,21 +114,9 @@ export function pythonJsonDumps(value: unknown): string {
   return `{${parts.join(', ')}}`;
 }
 
-/** Python's whitespace for `str.strip()` (differs from JavaScript's `trim()` at the edges). */
+/** Python's whitespace for `str.strip()`: Unicode's, and the separators U+001C–U+001F. */
 function isPythonSpace(c: number): boolean {
-  return (
-    (c >= 0x09 && c <= 0x0d) ||
-    (c >= 0x1c && c <= 0x20) ||
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
+  return (c >= 0x1c && c <= 0x1f) || isUnicodeWhiteSpace(c);
 }
 
 /** Python's `str.strip()` with no argument. */

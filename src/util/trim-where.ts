@@ -19,3 +19,20 @@ export function trimStartWhere(s: string, isSpace: (code: number) => boolean): s
   while (start < s.length && isSpace(s.charCodeAt(start))) start++;
   return start === 0 ? s : s.slice(start);
 }
+
+/** Unicode's White_Space property: what Rust's `str::trim` removes (JavaScript's `trim` also takes U+FEFF). */
+export function isUnicodeWhiteSpace(c: number): boolean {
+  return (
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
+  );
+}

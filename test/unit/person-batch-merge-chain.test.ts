@@ -6,21 +6,15 @@
  * the same.
  */
 import { describe, expect, it } from 'vitest';
-import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
 import { applyEvent } from '../../src/processing/apply-event.js';
 import { openStore } from '../../src/store/open-store.js';
 import { PendingWrites } from '../../src/store/pending-writes.js';
 import { PersonBatch } from '../../src/store/person-writer.js';
 import { PersonReader } from '../../src/store/person-store.js';
+import { normalizedBatch } from '../helpers/normalized-events.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('hedgerow-merge-chain-');
-
-function normalized(batch: Array<Record<string, unknown>>) {
-  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
-  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
-  return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, new Date()).events;
-}
 
 describe('a chain of merges in one batch', () => {
   it('writes each moved id once, and every id ends with the last person of the chain', async () => {
@@ -30,7 +24,7 @@ describe('a chain of merges in one batch', () => {
     // First batch, committed: a person with 1,000 ids.
     const first = new PendingWrites();
     const setup = new PersonBatch(dbs, first);
-    for (const e of normalized(Array.from({ length: ids }, (_, i) => ({ event: '$identify', distinct_id: 'big', properties: { $anon_distinct_id: `anon-${i}` } }))))
+    for (const e of normalizedBatch(Array.from({ length: ids }, (_, i) => ({ event: '$identify', distinct_id: 'big', properties: { $anon_distinct_id: `anon-${i}` } }))))
       applyEvent(setup, e);
     setup.flush();
     dbs.root.transactionSync(() => first.apply());
@@ -43,7 +37,7 @@ describe('a chain of merges in one batch', () => {
       chain.push({ event: 'e', distinct_id: `x${j}` });
       chain.push({ event: '$merge_dangerously', distinct_id: `x${j}`, properties: { alias: j === 1 ? 'big' : `x${j - 1}` } });
     }
-    for (const e of normalized(chain)) expect(applyEvent(batch, e)).not.toBe('cannot_merge_already_identified');
+    for (const e of normalizedBatch(chain)) expect(applyEvent(batch, e)).not.toBe('cannot_merge_already_identified');
     batch.flush();
     // Before, every merge queued three writes per id it moved: ~120,000 here.
     expect(writes.size).toBeLessThan(3 * ids + 10 * merges);

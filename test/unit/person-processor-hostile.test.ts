@@ -7,22 +7,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BlastRadiusIndex } from '../../src/blast-radius/blast-radius-index.js';
-import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
 import { PersonProcessor } from '../../src/processing/person-processor.js';
 import { EventWriter, encodeBlock } from '../../src/store/event-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import { PersonReader } from '../../src/store/person-store.js';
+import { normalizedBatch } from '../helpers/normalized-events.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('hedgerow-hostile-');
 const long = '😀'.repeat(600); // 2,400 bytes of UTF-8
 const longBmp = 'é'.repeat(1000);
-
-function normalized(batch: Array<Record<string, unknown>>) {
-  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
-  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
-  return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, new Date()).events;
-}
 
 describe('the person processor and hostile values', () => {
   it('applies every block past events whose values cannot be stored as keys', async () => {
@@ -47,8 +41,8 @@ describe('the person processor and hostile values', () => {
       },
       { event: '$groupidentify', distinct_id: 'u3', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { [long]: long, n: [1, { x: 2 }] } } },
     ];
-    for (const e of hostile) await writer.append(encodeBlock(normalized([e])));
-    await writer.append(encodeBlock(normalized([{ event: '$pageview', distinct_id: 'after-them' }])));
+    for (const e of hostile) await writer.append(encodeBlock(normalizedBatch([e])));
+    await writer.append(encodeBlock(normalizedBatch([{ event: '$pageview', distinct_id: 'after-them' }])));
 
     const tables = new BlastRadiusIndex(dbs);
     while (tables.warmUp(1000));
@@ -65,7 +59,7 @@ describe('the person processor and hostile values', () => {
   it('passes over a block whose writes LMDB refuses, applying the blocks around it', async () => {
     const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
     const writer = new EventWriter(dbs);
-    const good = (id: string) => normalized([{ event: '$pageview', distinct_id: id }]);
+    const good = (id: string) => normalizedBatch([{ event: '$pageview', distinct_id: id }]);
     // Capture never stores such a distinct id (it cuts them to 200 characters): a stand-in for a
     // value some future bug lets through to a key.
     const [unwritable] = good('placeholder').map((e) => ({ ...e, distinct_id: 'x'.repeat(3000) }));

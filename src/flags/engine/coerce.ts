@@ -12,7 +12,7 @@
  * prints as `1` here where serde_json prints `1.0`; integer-valued numbers are printed as
  * integers (what they almost always were on the wire).
  */
-import { trimStartWhere, trimWhere } from '../../util/trim-where.js';
+import { isUnicodeWhiteSpace, trimStartWhere, trimWhere } from '../../util/trim-where.js';
 
 const TWO_POW_64 = 18446744073709551616;
 const TWO_POW_63 = 9223372036854775808;
@@ -99,29 +99,12 @@ export function asciiLower(s: string): string {
   return out;
 }
 
-/** Unicode White_Space, what Rust's `str::trim` removes (JavaScript's `trim` differs at U+0085/U+FEFF). */
-function isRustSpace(c: number): boolean {
-  return (
-    (c >= 0x09 && c <= 0x0d) ||
-    c === 0x20 ||
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
-
 /** Rust `str::trim`. */
 export function rustTrim(s: string): string {
-  return trimWhere(s, isRustSpace);
+  return trimWhere(s, isUnicodeWhiteSpace);
 }
 
 /** Rust `str::trim_start`. */
 export function rustTrimStart(s: string): string {
-  return trimStartWhere(s, isRustSpace);
+  return trimStartWhere(s, isUnicodeWhiteSpace);
 }
