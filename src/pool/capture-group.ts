@@ -37,8 +37,8 @@ export function runCaptureGroup(
       outcomes[i] = { ok: false, error: serializeError(asCatalogued(err)) };
     }
   }
-  const block = encodeAccepted(accepted, outcomes);
-  for (const a of accepted) stats.accepted += a.events.length;
+  const { block, kept } = encodeAccepted(accepted, outcomes);
+  for (const a of kept) stats.accepted += a.events.length;
   return { outcomes, stats, block };
 }
 
@@ -48,30 +48,29 @@ interface AcceptedRequest {
 }
 
 /**
- * The accepted requests' events as one block. A request's events join it only if none is over
- * the per-event limit (each event's own encoding); only a block over the limit can hold such an
- * event, so the events are measured one by one only then, and the refused requests are left out.
- * `accepted` keeps the requests whose events are in the block.
+ * The accepted requests' events as one block, and the requests it holds. A request's events join
+ * it only if none is over the per-event limit (each event's own encoding); only a block over the
+ * limit can hold such an event, so the events are measured one by one only then, and a request
+ * with one is refused (its outcome replaced) and left out.
  */
-function encodeAccepted(accepted: AcceptedRequest[], outcomes: CaptureOutcome[]): Uint8Array | null {
-  const all = (list: readonly AcceptedRequest[]) => list.flatMap((a) => a.events);
-  if (accepted.length === 0) return null;
-  const block = encodeBlock(all(accepted));
-  if (block.length <= MAX_EVENT_BYTES) return block;
+function encodeAccepted(
+  accepted: readonly AcceptedRequest[],
+  outcomes: CaptureOutcome[],
+): { block: Uint8Array | null; kept: readonly AcceptedRequest[] } {
+  const encode = (list: readonly AcceptedRequest[]) => (list.length === 0 ? null : encodeBlock(list.flatMap((a) => a.events)));
+  const block = encode(accepted);
+  if (block === null || block.length <= MAX_EVENT_BYTES) return { block, kept: accepted };
   const kept = accepted.filter((a) => {
-    const i = a.events.findIndex((e) => encodedEventSize(e) > MAX_EVENT_BYTES);
-    if (i < 0) return true;
-    const size = encodedEventSize(a.events[i]!);
-    const error = new HedgerowError(
-      'HR_EVENT_TOO_LARGE',
-      `maximum event size exceeded: event ${i} is ${size} bytes encoded, the limit is ${MAX_EVENT_BYTES}`,
-    );
-    outcomes[a.index] = { ok: false, error: serializeError(error) };
-    return false;
+    for (let i = 0; i < a.events.length; i++) {
+      const size = encodedEventSize(a.events[i]!);
+      if (size <= MAX_EVENT_BYTES) continue;
+      const detail = `maximum event size exceeded: event ${i} is ${size} bytes encoded, the limit is ${MAX_EVENT_BYTES}`;
+      outcomes[a.index] = { ok: false, error: serializeError(new HedgerowError('HR_EVENT_TOO_LARGE', detail)) };
+      return false;
+    }
+    return true;
   });
-  if (kept.length === accepted.length) return block;
-  accepted.splice(0, accepted.length, ...kept);
-  return kept.length === 0 ? null : encodeBlock(all(kept));
+  return kept.length === accepted.length ? { block, kept } : { block: encode(kept), kept };
 }
 
 /** One request's events, normalized; throws its error (which the group answers for it alone). */

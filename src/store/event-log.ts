@@ -1,9 +1,10 @@
 /**
  * The event log. Events are appended in blocks: one LMDB entry per worker task, keyed
  * `[ingest µs, writer id, counter]` (unique without coordination between writer threads, ordered
- * by ingest time), whose value is the task's events as one msgpack array. One put per task
- * instead of one per event keeps the B-tree work and the commit size small: per-event puts
- * capped ingestion at ~160k events/s here, where the disk and CPU allowed far more.
+ * by ingest time), whose value is the task's events as one msgpack array (a block of one or two
+ * events: consecutive maps, below). One put per task instead of one per event keeps the B-tree
+ * work and the commit size small: per-event puts capped ingestion at ~160k events/s here, where
+ * the disk and CPU allowed far more.
  * An event's position is its block key plus its index in the block.
  */
 import { randomInt } from 'node:crypto';
