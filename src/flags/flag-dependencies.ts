@@ -76,28 +76,29 @@ export function describeFlags(flags: readonly FeatureFlagRecord[]): string {
   return flags.map((f) => `${f.key} (ID: ${f.id})`).join(', ');
 }
 
-/** A path start → … → start through the dependency graph, if one exists. */
+/**
+ * A path start → … → start through the dependency graph, if one exists. Depth first without
+ * recursion (a chain of flags may be longer than the stack), each flag entered once.
+ */
 function findCycle(
   start: number,
   direct: number[],
   projectFlags: ReadonlyMap<number, FeatureFlagRecord>,
 ): number[] | undefined {
   const seen = new Set<number>();
-  const walk = (id: number, path: number[]): number[] | undefined => {
-    if (id === start) return [...path, id];
-    if (seen.has(id)) return undefined;
+  const path: { id: number; next: number[]; index: number }[] = [{ id: start, next: direct, index: 0 }];
+  while (path.length > 0) {
+    const top = path[path.length - 1]!;
+    const id = top.next[top.index++];
+    if (id === undefined) {
+      path.pop();
+      continue;
+    }
+    if (id === start) return [...path.map((step) => step.id), id];
+    if (seen.has(id)) continue;
     seen.add(id);
     const flag = projectFlags.get(id);
-    if (!flag) return undefined;
-    for (const next of dependencyIds(flag.filters)) {
-      const found = walk(next, [...path, id]);
-      if (found) return found;
-    }
-    return undefined;
-  };
-  for (const id of direct) {
-    const found = walk(id, [start]);
-    if (found) return found;
+    if (flag) path.push({ id, next: dependencyIds(flag.filters), index: 0 });
   }
   return undefined;
 }

@@ -55,7 +55,7 @@ class ChainBuilder {
     const known = this.memo.get(target);
     if (known) return known;
     const chain: string[] = [];
-    const ok = !this.dependsOnItself(target) && this.visit(target, new Set(), new Set(), chain);
+    const ok = !this.dependsOnItself(target) && this.collect(target, chain);
     const result = ok ? chain : [];
     this.memo.set(target, result);
     return result;
@@ -66,22 +66,37 @@ class ChainBuilder {
     return flag !== undefined && flagProperties(flag.filters).some((p) => p.key === key);
   }
 
-  /** Post-order walk: false on a cycle or a missing flag anywhere below `key`. */
-  private visit(key: string, done: Set<string>, onPath: Set<string>, chain: string[]): boolean {
-    if (onPath.has(key)) return false;
-    if (done.has(key)) return true;
-    onPath.add(key);
-    const flag = this.byKey.get(key);
-    if (!flag) return false;
-    for (const p of flagProperties(flag.filters)) {
-      const dep = p.key;
-      if (dep === key) continue; // a direct self-reference only breaks the flag's own chain
-      if (typeof dep !== 'string' || !this.byKey.has(dep)) return false;
-      if (!this.visit(dep, done, onPath, chain)) return false;
+  /**
+   * Appends `target`'s dependencies, then `target`, in post order: false on a cycle or a missing
+   * flag anywhere below it. Walked without recursion: a chain of flags may be longer than the stack.
+   */
+  private collect(target: string, chain: string[]): boolean {
+    const done = new Set<string>();
+    const onPath = new Set<string>();
+    const path: { key: string; deps: Obj[]; next: number }[] = [];
+    const enter = (key: string): boolean => {
+      const flag = this.byKey.get(key);
+      if (!flag) return false;
+      onPath.add(key);
+      path.push({ key, deps: flagProperties(flag.filters), next: 0 });
+      return true;
+    };
+    if (!enter(target)) return false;
+    while (path.length > 0) {
+      const top = path[path.length - 1]!;
+      const property = top.deps[top.next++];
+      if (property !== undefined) {
+        const dep = property.key;
+        if (dep === top.key) continue; // a direct self-reference only breaks the flag's own chain
+        if (typeof dep !== 'string' || !this.byKey.has(dep) || onPath.has(dep)) return false;
+        if (!done.has(dep)) enter(dep);
+        continue;
+      }
+      path.pop();
+      onPath.delete(top.key);
+      done.add(top.key);
+      chain.push(top.key);
     }
-    onPath.delete(key);
-    done.add(key);
-    chain.push(key);
     return true;
   }
 }
