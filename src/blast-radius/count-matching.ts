@@ -24,6 +24,7 @@
  *   filter's group type.
  */
 
+import { reachableCohorts } from '../flags/engine/cohorts-compile.js';
 import { EvaluationFailure } from '../flags/engine/evaluate-filters.js';
 import type { PropertyMatcher } from '../flags/engine/property-matcher.js';
 import {
@@ -101,10 +102,9 @@ function evaluationOrder(filters: readonly CompiledFilter[], table: PropertyTabl
 
 function rejectUnsupported(filters: readonly CompiledFilter[], mode: CountOptions['mode']): void {
   const seen = new Set<CompiledCohort>();
-  const visitNode = (node: CohortNode): void => {
-    if (node.filter !== null) visit(node.filter);
-    for (const child of node.children) visitNode(child);
-  };
+  // Cohort trees still to look through, depth first without recursion: a chain of cohorts may be
+  // longer than the stack.
+  const nodes: CohortNode[] = [];
   const visit = (f: CompiledFilter): void => {
     if (f.kind === FILTER_FLAG) throw new UnsupportedFilterError('flag');
     if (f.kind === FILTER_PERSON && mode === 'group') throw new UnsupportedFilterError('person');
@@ -113,9 +113,16 @@ function rejectUnsupported(filters: readonly CompiledFilter[], mode: CountOption
     if (mode === 'group') throw new UnsupportedFilterError('cohort');
     if (f.cohort === null || seen.has(f.cohort)) return;
     seen.add(f.cohort);
-    if (f.cohort.root !== null) visitNode(f.cohort.root);
+    if (f.cohort.root !== null) nodes.push(f.cohort.root);
   };
-  for (const f of filters) visit(f);
+  for (const f of filters) {
+    visit(f);
+    while (nodes.length > 0) {
+      const node = nodes.pop() as CohortNode;
+      for (let i = node.children.length - 1; i >= 0; i--) nodes.push(node.children[i] as CohortNode);
+      if (node.filter !== null) visit(node.filter); // its cohort's tree first, then the children in order
+    }
+  }
 }
 
 /** What the engine throws on reaching this cohort filter (as `isCohortMember` decides), or null. */
@@ -193,13 +200,31 @@ class CohortBitmaps {
     this.rows = mask.length;
   }
 
+  /**
+   * The cohort's bitmap. The cohorts it reaches are built first, shallowest first: each then finds
+   * the cohorts its tree references already built (their `chainDepth` is lower), so no cohort's
+   * tree recurses into another's, however long a chain. A bitmap built here is dropped once every
+   * cohort here that references it is built: a chain holds two bitmaps of a row each at a time,
+   * not one per cohort.
+   */
   of(cohort: CompiledCohort): Uint8Array {
-    let bitmap = this.memo.get(cohort.index);
-    if (bitmap === undefined) {
-      bitmap = cohort.isStatic ? this.staticCohort(cohort.id) : this.propertyCohort(cohort);
-      this.memo.set(cohort.index, bitmap);
+    const known = this.memo.get(cohort.index);
+    if (known !== undefined) return known;
+    const pending = reachableCohorts(cohort).filter((c) => !this.memo.has(c.index));
+    pending.sort((a, b) => a.chainDepth - b.chainDepth);
+    const building = new Set(pending);
+    const referrers = new Map<CompiledCohort, number>();
+    const refsOf = (c: CompiledCohort): Set<CompiledCohort> => new Set(c.cohortRefs);
+    for (const c of pending) for (const ref of refsOf(c)) referrers.set(ref, (referrers.get(ref) ?? 0) + 1);
+    for (const c of pending) {
+      this.memo.set(c.index, c.isStatic ? this.staticCohort(c.id) : this.propertyCohort(c));
+      for (const ref of refsOf(c)) {
+        const left = (referrers.get(ref) as number) - 1;
+        referrers.set(ref, left);
+        if (left === 0 && ref !== cohort && building.has(ref)) this.memo.delete(ref.index);
+      }
     }
-    return bitmap;
+    return this.memo.get(cohort.index) as Uint8Array;
   }
 
   private staticCohort(id: number): Uint8Array {

@@ -451,3 +451,43 @@ describe('countMatching agrees with the flag engine (groups)', () => {
     }
   });
 });
+
+describe('a chain of cohorts longer than the stack', () => {
+  // Cohort 1: plan is pro; cohort i: in cohort i - 1 and age is not "13". Built by recursion, the
+  // chain overflowed the stack, and every cohort's bitmap was kept (a row's byte per cohort).
+  const length = 10_000;
+  const cohorts: CohortDefinition[] = [dynamic(1, { type: 'AND', values: [{ type: 'AND', values: [exact('plan', 'pro')] }] })];
+  for (let id = 2; id <= length; id++) {
+    cohorts.push(dynamic(id, { type: 'AND', values: [{ type: 'AND', values: [inCohort(id - 1), op('age', 'is_not', '13')] }] }));
+  }
+  const snapshot = compileSnapshot({
+    flags: [flagRecordWith({ id: 1, key: 'deep', filters: { groups: [{ properties: [inCohort(length)], rollout_percentage: 100 }] } })],
+    cohorts,
+    groupTypeMapping: {},
+    version: 1,
+  });
+  const table = new PropertyTable();
+  const persons = new Map<RowId, Obj>();
+  const rand = prng(7);
+  for (let i = 0; i < 300; i++) {
+    const person = { plan: rand() < 0.5 ? 'pro' : 'free', age: String(10 + Math.floor(rand() * 8)) };
+    persons.set(`p${i}`, person);
+    table.upsert(`p${i}`, person);
+  }
+  const options: CountOptions = { mode: 'person', now: NOW, staticMembers: () => [] };
+
+  it('counts as the engine evaluates, person by person', () => {
+    const contexts = [...persons.values()].map((person) => ({
+      distinctId: REQUEST_DISTINCT_ID,
+      personProperties: person,
+      groups: {},
+      groupProperties: {},
+      now: NOW,
+      isInStaticCohort: () => false,
+    }));
+    const expected = engineCount(snapshot, 'deep', contexts);
+    expect(expected.failures).toEqual([]);
+    expect(expected.enabled).toBeGreaterThan(0);
+    expect(countMatching(table, filtersOf(snapshot, 'deep'), options)).toBe(expected.enabled);
+  });
+});
