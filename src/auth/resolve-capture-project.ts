@@ -2,11 +2,14 @@
  * Which project a capture request belongs to, from the token the pipeline extracted:
  * a project token (`phc_…`) selects its project; a personal API key (`phx_…`) selects the
  * project named by `project_id`, else its user's current project (the seed: "these endpoints also
- * accept a personal API key"). Reads the auth database; throws catalogued errors.
+ * accept a personal API key"), which must be one of the key's projects when it is limited to some.
+ * Its scopes are not checked: PostHog has no scope for capture. Reads the auth database; throws
+ * catalogued errors.
  */
 import { HedgerowError } from '../errors.js';
 import { validateTokenShape } from '../ingest/token.js';
 import type { AuthStore, Project } from '../store/auth-store.js';
+import { checkProjectAccess } from './authenticate-personal-key.js';
 
 export function resolveCaptureProject(
   auth: AuthStore,
@@ -37,5 +40,6 @@ function personalKeyProject(auth: AuthStore, secret: string, projectIdHint: numb
   if (!project || !auth.userCanAccessProject(found.user, project)) {
     throw new HedgerowError('HR_NO_PROJECT', `Project ${projectId} not found for this personal API key.`);
   }
-  return project;
+  // A key limited to some projects (`hedgerow admin keys create --projects`) captures into those only.
+  return checkProjectAccess(auth, found, project);
 }

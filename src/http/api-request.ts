@@ -65,6 +65,13 @@ export function organizationRequest(
   scope: RequiredScope,
 ): OrganizationApiRequest {
   const base = apiRequest(auth, http, scope);
+  if (base.principal.key.scoped_teams) {
+    // PostHog's APIScopePermission: a key limited to projects reaches project endpoints only.
+    throw new HedgerowError(
+      'HR_KEY_PROJECT_DENIED',
+      'API keys with scoped projects are only supported on project-based endpoints.',
+    );
+  }
   const ref = params.organization_id ?? '@current';
   const user = base.principal.user;
   const id = ref === '@current' ? user.organization_id : ref;

@@ -81,6 +81,12 @@ const K = {
 
 /** Token lookups remembered per process (negative answers too); beyond this the cache is cleared. */
 const MAX_CACHED_TOKENS = 10_000;
+/**
+ * Longer tokens and secrets are looked up without being remembered: real ones are ~50 characters,
+ * and a client may send megabytes in their place (10,000 remembered failures of 8 MB each was the
+ * bound before, held until the next auth write).
+ */
+const MAX_CACHED_SECRET_CHARS = 256;
 
 export class AuthStore {
   private readonly tokenCache = new Map<string, Project | undefined>();
@@ -99,11 +105,13 @@ export class AuthStore {
    */
   projectByToken(token: string): Project | undefined {
     this.checkCacheVersion();
-    if (this.tokenCache.size >= MAX_CACHED_TOKENS) this.tokenCache.clear();
     if (this.tokenCache.has(token)) return this.tokenCache.get(token);
     const id = this.dbs.auth.get(K.projectToken(token)) as number | undefined;
     const project = id === undefined ? undefined : this.project(id);
-    this.tokenCache.set(token, project);
+    if (token.length <= MAX_CACHED_SECRET_CHARS) {
+      if (this.tokenCache.size >= MAX_CACHED_TOKENS) this.tokenCache.clear();
+      this.tokenCache.set(token, project);
+    }
     return project;
   }
 
@@ -132,11 +140,13 @@ export class AuthStore {
   personalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
     this.checkCacheVersion();
     if (this.personalKeyCache.has(secret)) return this.personalKeyCache.get(secret);
-    if (this.personalKeyCache.size >= MAX_CACHED_TOKENS) this.personalKeyCache.clear();
     const key = this.dbs.auth.get(K.pak(hashPersonalApiKey(secret))) as PersonalApiKey | undefined;
     const user = key ? this.user(key.user_id) : undefined;
     const found = key && user ? { key, user } : undefined;
-    this.personalKeyCache.set(secret, found);
+    if (secret.length <= MAX_CACHED_SECRET_CHARS) {
+      if (this.personalKeyCache.size >= MAX_CACHED_TOKENS) this.personalKeyCache.clear();
+      this.personalKeyCache.set(secret, found);
+    }
     return found;
   }
 

@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BACKENDS, cleanupDaemons, newPersonalKey, newProjectKey, useDaemon } from '../helpers/daemon.js';
+import { BACKENDS, cleanupDaemons, newPersonalKey, newProjectKey, runCli, useDaemon } from '../helpers/daemon.js';
 import { errorBody, eventsOf, OK, postJson, uniqueId } from '../helpers/http.js';
 
 const INVALID_API_KEY = errorBody(
@@ -136,5 +136,24 @@ describe.each(BACKENDS)('capture project keys (%s backend)', (backend) => {
     expect([r.status, r.json]).toEqual([200, OK]);
     const stored = await eventsOf(d, id, 1);
     expect(stored.map((e) => e.id)).toEqual([batch[0]!.uuid]);
+  });
+
+  it('captures with a personal key limited to projects into those projects only', async () => {
+    const cli = async (...args: string[]) => {
+      const r = await runCli(['admin', ...args, '--json', '--data-dir', d.dataDir]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { id: number; key: string };
+    };
+    const other = await cli('projects', 'create', '--name', `other ${uniqueId('p')}`);
+    const limited = (await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--projects', '1')).key;
+    const id = uniqueId('phx-limited');
+    const refused = await postJson(d, '/batch/', { api_key: limited, project_id: other.id, batch: [ev(id, 'other project')] });
+    expect([refused.status, refused.json]).toEqual([
+      403,
+      errorBody('authentication_error', 'permission_denied', `API key does not have access to the requested project: ID ${other.id}.`),
+    ]);
+    const accepted = await postJson(d, '/batch/', { api_key: limited, project_id: 1, batch: [ev(id, 'own project')] });
+    expect([accepted.status, accepted.json]).toEqual([200, OK]);
+    expect((await eventsOf(d, id, 1)).map((e) => e.event)).toEqual(['own project']);
   });
 });

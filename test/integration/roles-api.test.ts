@@ -288,6 +288,21 @@ describe('roles API (uws backend)', () => {
     );
     expect((await send(d, ROLES)).status).toBe(401);
     expectReply(await get(`/api/organizations/${randomUUID()}/roles`), 404, NOT_FOUND);
+
+    // A key limited to projects reaches project endpoints only, as PostHog's APIScopePermission.
+    const limited = (
+      JSON.parse(
+        await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', '*', '--projects', '1', '--json'),
+      ) as { key: string }
+    ).key;
+    const onlyProjects = errorBody(
+      'authentication_error',
+      'permission_denied',
+      'API keys with scoped projects are only supported on project-based endpoints.',
+    );
+    expectReply(await get(ROLES, limited), 403, onlyProjects);
+    expectReply(await post(ROLES, { name: 'From a project key' }, limited), 403, onlyProjects);
+    expect((await get('/api/projects/1/feature_flags/', limited)).status).toBe(200);
   });
 
   it('hedgerow admin roles|access: the same records as the API', async () => {

@@ -51,6 +51,20 @@ describe('AuthStore token cache', () => {
     expect(reader.projectByToken('phc_cachedtoken_0002')).toBe(first);
   });
 
+  it('does not remember failed lookups of secrets longer than real ones (a client may send megabytes)', () => {
+    const { reader } = store();
+    const cached = reader as unknown as { personalKeyCache: Map<string, unknown>; tokenCache: Map<string, unknown> };
+    for (let i = 0; i < 20; i++) {
+      const secret = `phx_${String(i).padStart(4, '0')}${'A'.repeat(100_000)}`;
+      expect(reader.personalKey(secret)).toBeUndefined();
+      expect(reader.projectByToken(`phc_${'B'.repeat(1_000)}${i}`)).toBeUndefined();
+    }
+    expect(cached.personalKeyCache.size).toBe(0);
+    expect(cached.tokenCache.size).toBe(0);
+    expect(reader.personalKey('phx_short_unknown')).toBeUndefined();
+    expect(cached.personalKeyCache.size).toBe(1);
+  });
+
   it('keeps project ids unique after project 1 was created with an explicit id', () => {
     const { writer } = store();
     const org = writer.createOrganization('org');
