@@ -5,6 +5,7 @@
  * every request, so changes apply without a restart.
  */
 import type { Command } from 'commander';
+import { invalidScope } from '../auth/scopes.js';
 import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
 import { print, toInt, withStore } from './admin-helpers.js';
 import { addRbacCommands } from './admin-rbac-commands.js';
@@ -91,9 +92,17 @@ export function addAdminCommands(program: Command): void {
       const ref = String(o.user);
       const user = (/^\d+$/.test(ref) ? auth.user(Number(ref)) : auth.userByEmail(ref)) ?? fail(`no user ${ref}`);
       const scopes = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+      const badScope = invalidScope(scopes);
+      if (badScope !== undefined) fail(badScope);
       const scopedTeams = o.projects
         ? String(o.projects).split(',').map((p) => toInt(p.trim(), '--projects'))
         : undefined;
+      for (const id of scopedTeams ?? []) {
+        const project = auth.project(id);
+        if (!project || !auth.userCanAccessProject(user, project)) {
+          fail(`You must be a member of all teams that you are scoping the key to. (no project ${id} in ${user.email}'s organization)`);
+        }
+      }
       const { key, secret } = auth.createPersonalApiKey({
         userId: user.id,
         label: String(o.label),

@@ -1,5 +1,5 @@
 /** Opens the data directory named by `--data-dir` / HEDGEROW_DATA_DIR / the defaults, for CLI commands. */
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { openStore, type StoreDatabases } from '../store/open-store.js';
@@ -15,10 +15,22 @@ export function openDataDir(flags: Record<string, unknown>, opts: { readOnly?: b
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  if (!existsSync(path.join(dataDir, 'hedgerow.mdb'))) {
-    fail(`no Hedgerow data in ${dataDir}: start the daemon once (hedgerow serve --data-dir ${dataDir}) to create it`);
+  const file = path.join(dataDir, 'hedgerow.mdb');
+  try {
+    statSync(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      fail(`no Hedgerow data in ${dataDir}: start the daemon once (hedgerow serve --data-dir ${dataDir}) to create it`);
+    }
+    fail(`cannot read ${file}: ${(err as Error).message}`);
   }
-  return openStore({ dataDir, sync, readOnly: opts.readOnly ?? false });
+  try {
+    return openStore({ dataDir, sync, readOnly: opts.readOnly ?? false });
+  } catch (err) {
+    // LMDB's own errors (permissions on the lock file, a file that is not LMDB's) as one line.
+    fail(`cannot open the data in ${dataDir}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 export function fail(message: string): never {

@@ -6,7 +6,7 @@
  * - `hedgerow install-service`: puts the executable, the unit and (when absent) the environment
  *   file in place, then says which two `systemctl` commands start it.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -87,11 +87,17 @@ export function addServiceCommands(program: Command): void {
 
 /** Writes through a temporary file in the same directory and renames it into place. */
 function installFile(target: string, mode: number, write: (tmp: string) => void): void {
-  mkdirSync(path.dirname(target), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
-  write(tmp);
-  chmodSync(tmp, mode);
-  renameSync(tmp, target);
+  try {
+    mkdirSync(path.dirname(target), { recursive: true });
+    write(tmp);
+    chmodSync(tmp, mode);
+    renameSync(tmp, target);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    // Permissions, mostly: installing needs root (or --root on a directory of one's own).
+    fail(`cannot install ${target}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** Whether this process is the single executable (Node's `node:sea`, absent before 20.12). */

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { open, type Database, type DatabaseOptions, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { SyncMode } from '../config/schema.js';
 import { jsonValueEncoder } from './json-values.js';
+import { checkStoreFile } from './store-file-check.js';
 
 /** Bumped when the on-disk layout changes; `migrate` moves older directories forward. */
 export const SCHEMA_VERSION = 4;
@@ -68,8 +69,10 @@ function jsonValues(): DatabaseOptions {
 
 export function openStore(opts: OpenStoreOptions): StoreDatabases {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(opts.dataDir, 'hedgerow.mdb');
+  checkStoreFile(file);
   const options: RootDatabaseOptionsWithPath & { noReadAhead?: boolean } = {
-    path: path.join(opts.dataDir, 'hedgerow.mdb'),
+    path: file,
     maxDbs: 32,
     // 1 TiB of address space: LMDB only maps it, the file grows as data is written.
     mapSize: 2 ** 40,

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -142,6 +142,18 @@ describe('hedgerow admin while the daemon runs', () => {
     const nobody = await admin('keys', 'create', '--user', 'nobody@example.com');
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toBe('hedgerow: no user nobody@example.com\n');
+
+    // Scopes and projects are checked as PostHog's PersonalAPIKeySerializer checks them.
+    const createKey = ['keys', 'create', '--user', 'admin@hedgerow.local'];
+    expect(await admin(...createKey, '--scopes', 'feature_flag:read,bogus:scope')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: Invalid scope: bogus:scope\n',
+    });
+    expect(await admin(...createKey, '--scopes', 'feature_flag:delete')).toMatchObject({ code: 2, stderr: 'hedgerow: Invalid scope: feature_flag:delete\n' });
+    const noProject = await admin(...createKey, '--projects', '1,9999');
+    expect(noProject.code).toBe(2);
+    expect(noProject.stderr).toMatch(/^hedgerow: You must be a member of all teams that you are scoping the key to\. \(no project 9999 /);
+    expect((await admin(...createKey, '--scopes', '*,insight:read', '--projects', '1')).code).toBe(0);
   });
 
   it('admin on a directory without data says so', async () => {
@@ -149,6 +161,16 @@ describe('hedgerow admin while the daemon runs', () => {
     const r = await runCli(['admin', 'projects', 'list', '--data-dir', empty]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`hedgerow: no Hedgerow data in ${empty}: start the daemon once (hedgerow serve --data-dir ${empty}) to create it\n`);
+  });
+
+  it('admin on a file that is not Hedgerow data says so (LMDB crashed on it before)', async () => {
+    const dir = makeTempDir();
+    writeFileSync(path.join(dir, 'hedgerow.mdb'), 'not an LMDB file');
+    const r = await runCli(['admin', 'projects', 'list', '--data-dir', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `hedgerow: cannot open the data in ${dir}: ${path.join(dir, 'hedgerow.mdb')} is not a Hedgerow data file (no LMDB meta page)\n`,
+    );
   });
 });
 

@@ -131,6 +131,16 @@ describe('roles API (uws backend)', () => {
       400,
       errorBody('validation_error', 'max_length', 'Ensure this field has no more than 200 characters.', 'name'),
     );
+    expectReply(
+      await post(ROLES, { name: 'a\u0000b' }),
+      400,
+      errorBody('validation_error', 'null_characters_not_allowed', 'Null characters are not allowed.', 'name'),
+    );
+    expectReply(
+      await post(ROLES, { name: '\ud800' }),
+      400,
+      errorBody('validation_error', 'surrogate_characters_not_allowed', 'Surrogate characters are not allowed: U+D800.', 'name'),
+    );
   });
 
   it('PATCH changes the name and the level (admins only); a bad level is invalid_choice', async () => {

@@ -6,9 +6,10 @@
  */
 import { isAccessLevel, isResource, type AccessLevel, type Resource } from '../../auth/access-level.js';
 import { HedgerowError } from '../../errors.js';
+import { readCharField } from '../../flags/drf-fields.js';
 import type { JsonObject } from '../api-request.js';
 
-/** A CharField (whitespace trimmed, blank and null refused). */
+/** A CharField (whitespace trimmed as Python's `strip`; blank, null, NUL and lone surrogates refused). */
 export function charField(
   body: JsonObject,
   name: string,
@@ -16,15 +17,7 @@ export function charField(
 ): string | undefined {
   const raw = present(body, name, opts.required);
   if (raw === undefined) return undefined;
-  if (typeof raw === 'boolean' || typeof raw === 'object') {
-    throw new HedgerowError('HR_VALIDATION', 'Not a valid string.', name);
-  }
-  const value = String(raw).trim();
-  if (value === '') throw new HedgerowError('HR_FIELD_BLANK', undefined, name);
-  if ([...value].length > opts.maxLength) {
-    throw new HedgerowError('HR_FIELD_MAX_LENGTH', `Ensure this field has no more than ${opts.maxLength} characters.`, name);
-  }
-  return value;
+  return readCharField(raw, name, { allowBlank: false, maxLength: opts.maxLength });
 }
 
 /** A ChoiceField over 21/37: the number, or its decimal string (form bodies). */
