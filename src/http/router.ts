@@ -44,10 +44,19 @@ export class Router {
     const candidates: { route: Route; params: Params }[] = [];
     for (const route of this.exact.get(path) ?? []) candidates.push({ route, params: {} });
     if (candidates.length === 0) {
+      // Only the routes with the fewest parameters that match: a fixed segment names an action
+      // (`feature_flags/activity`), which answers 405 for another method rather than falling
+      // through to the `:id` route, as Django resolves the path before the view checks the method.
       const segments = path.split('/');
+      let fewest = Infinity;
       for (const route of this.patterns) {
         const params = matchSegments(route.segments, segments);
-        if (params) candidates.push({ route, params });
+        if (!params) continue;
+        const count = Object.keys(params).length;
+        if (count > fewest) continue;
+        if (count < fewest) candidates.length = 0;
+        fewest = count;
+        candidates.push({ route, params });
       }
     }
     if (candidates.length === 0) throw new HedgerowError('HR_NOT_FOUND');
