@@ -57,7 +57,12 @@ export class EventWriter {
   private counter = 0;
   private lastMicros = 0;
 
-  constructor(private readonly dbs: StoreDatabases) {}
+  constructor(private readonly dbs: StoreDatabases) {
+    // Keys only grow, whatever the clock does: after a restart with the clock stepped back, new
+    // keys continue from the log's last one. Below it, the person processor (which reads the keys
+    // after its cursor) would never see them.
+    for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) this.lastMicros = key[0];
+  }
 
   /**
    * Queues one block for the next group commit (lmdb-js commits every write issued in one event
