@@ -260,6 +260,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
         for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
         livePool.resume();
       },
+      onRetry: (error, delayMs) => {
+        log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
+      },
       onCrash: (error) => {
         log.error({ error }, 'person processor crashed');
         // Capture never waits for a processor that is gone.

@@ -5,11 +5,13 @@
  * where the blocks written since are in the shared hand-off ring, to apply them from there
  * (handed-off-blocks.ts, handoff-ring.ts). Between
  * batches it answers blast radius questions from its in-memory tables
- * (src/blast-radius/blast-radius-index.ts), which every committed batch updates.
+ * (src/blast-radius/blast-radius-index.ts), which every committed batch updates. A batch the
+ * store refuses for a reason of the moment (a full or failing disk) is tried again after a wait
+ * that doubles up to 10 s, its blocks left unprocessed until then, never passed over.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
-import { PersonProcessor } from '../src/processing/person-processor.js';
+import { PersonProcessor, StoreUnavailableError } from '../src/processing/person-processor.js';
 import type {
   BlastRadiusReply,
   ProcessorCommand,
@@ -53,9 +55,37 @@ port.on('message', (m: ProcessorCommand) => {
 
 send({ type: 'ready', backlog: processor.backlog(), cursor: processor.position ?? null });
 
+/** Waits `ms`, or less if a message (a tick, stop) comes first. */
+function sleep(ms: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    wake = () => {
+      clearTimeout(timer);
+      wake = undefined;
+      resolve();
+    };
+  });
+}
+
+/** After a commit refused for a reason of the moment (StoreUnavailableError): waits doubling to this. */
+const MAX_RETRY_DELAY_MS = 10_000;
+let retryDelayMs = 0;
+
 async function run(): Promise<void> {
   while (!stopping) {
-    const report = processor.step();
+    let report;
+    try {
+      report = processor.step();
+      retryDelayMs = 0;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      // The same blocks are tried again: nothing of them was written, and they stay in the log.
+      retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(100, retryDelayMs * 2));
+      send({ type: 'retrying', error: err.message, delayMs: retryDelayMs });
+      const until = Date.now() + retryDelayMs;
+      while (!stopping && Date.now() < until) await sleep(until - Date.now());
+      continue;
+    }
     if (report) send({ type: 'batch', report });
     const warming = blastRadius.warmUp(WARM_UP_SLICE);
     if (report || warming) {
@@ -63,14 +93,7 @@ async function run(): Promise<void> {
       await new Promise((r) => setImmediate(r));
       continue;
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, IDLE_POLL_MS);
-      wake = () => {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      };
-    });
+    await sleep(IDLE_POLL_MS);
   }
   await dbs.root.close();
   send({ type: 'stopped' });

@@ -14,6 +14,8 @@ import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSet
 
 export interface ProcessorEvents {
   onBatch(report: BatchReport): void;
+  /** A batch the store refused for now (a full or failing disk); the processor tries it again after `delayMs`. */
+  onRetry(error: string, delayMs: number): void;
   onCrash(error: string): void;
 }
 
@@ -157,6 +159,8 @@ export class PersonProcessorThread {
       const resolve = this.questions.get(m.id);
       this.questions.delete(m.id);
       resolve?.(m.answer);
+    } else if (m.type === 'retrying') {
+      this.events.onRetry(m.error, m.delayMs);
     } else if (m.type === 'crashed') {
       this.answerAll({ ok: false, error: 'the person processor crashed' });
       this.events.onCrash(m.error);

@@ -50,6 +50,27 @@ export interface BlocksRead {
   store: number;
 }
 
+/**
+ * LMDB's errors carry a numeric `code`: an OS errno (positive: ENOSPC, EIO, EDQUOT, ENOMEM, …),
+ * or one of LMDB's own (-30799 to -30780), of which only a full map depends on the moment rather
+ * than on the batch. Errors without a code come from lmdb-js itself (a key over 1,978 bytes) or
+ * from a bug: the same block would meet them again.
+ */
+const MDB_MAP_FULL = -30792;
+
+export function isTransientStoreError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && (code > 0 || code === MDB_MAP_FULL);
+}
+
+/** A batch's commit failed for a reason of the moment (disk full, I/O error): retry it later. */
+export class StoreUnavailableError extends Error {
+  constructor(readonly cause: unknown) {
+    super(`the store refused the batch for now: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export class PersonProcessor {
   private cursor: EventKey | undefined;
   /** After a batch LMDB refused: how many of the next blocks to apply one per batch. */
@@ -139,6 +160,9 @@ export class PersonProcessor {
     try {
       this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
     } catch (err) {
+      // Nothing of the batch was written and the cursor has not moved: a disk that is full or
+      // failing now may not be later, so the caller waits and tries the same blocks again.
+      if (isTransientStoreError(err)) throw new StoreUnavailableError(err);
       return this.refused(applied, events, err);
     }
     if (this.oneBlockAtATime > 0) this.oneBlockAtATime--;
@@ -157,7 +181,8 @@ export class PersonProcessor {
   }
 
   /**
-   * A batch whose writes LMDB refused, which no event should be able to cause (a key over LMDB's
+   * A batch whose writes LMDB refused for a reason the batch carries (not a full or failing disk:
+   * `isTransientStoreError`), which no event should be able to cause (a key over LMDB's
    * 1,978 bytes was one: every key built from event values is bounded where it is built). Its
    * blocks are tried again one per batch, and a block refused alone is passed over, its events
    * counted as failed: a restart would meet the same block, so stopping would stop person

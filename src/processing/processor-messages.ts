@@ -14,6 +14,8 @@ export interface ProcessorSetup {
 export type ProcessorMessage =
   | { type: 'ready'; backlog: number; cursor: EventKey | null }
   | { type: 'batch'; report: BatchReport }
+  /** A batch's commit failed for a reason of the moment (disk full, I/O error): tried again after `delayMs`. */
+  | { type: 'retrying'; error: string; delayMs: number }
   | { type: 'stopped' }
   | { type: 'crashed'; error: string }
   | { type: 'blast-radius'; id: number; answer: BlastRadiusReply };
