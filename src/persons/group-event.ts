@@ -89,19 +89,30 @@ export function groupIndexProperties(groups: unknown, mapping: ReadonlyMap<strin
 
 /**
  * Group properties after a `$groupidentify`: each `$group_set` key is written when absent or
- * structurally different; nothing is ever removed. Returns a new object and whether it changed.
+ * structurally different; nothing is ever removed. Returns the properties and whether they
+ * changed: `current` itself when nothing changed, a copy made at the first change, or, with
+ * `inPlace` (a record its caller alone holds), `current` changed in place.
  */
 export function applyGroupSet(
-  current: Readonly<Record<string, unknown>>,
+  current: Record<string, unknown>,
   set: Readonly<Record<string, unknown>>,
+  inPlace = false,
 ): { properties: Record<string, unknown>; changed: boolean } {
-  const properties: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(current)) setOwn(properties, k, v);
+  let properties: Record<string, unknown> | undefined = inPlace ? current : undefined;
   let changed = false;
   for (const [key, value] of Object.entries(set)) {
-    if (hasOwn(properties, key) && jsonEqual(properties[key], value)) continue;
+    const now = properties ?? current;
+    if (hasOwn(now, key) && jsonEqual(now[key], value)) continue;
+    properties ??= copyOwn(current);
     setOwn(properties, key, value);
     changed = true;
   }
-  return { properties, changed };
+  return { properties: properties ?? current, changed };
+}
+
+/** A copy with every own key as a key (`__proto__` included). */
+function copyOwn(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(source)) setOwn(copy, k, v);
+  return copy;
 }

@@ -200,34 +200,39 @@ export function eventPropertyUpdates(
  * Applies updates to a person's properties, as `computeEventPropertyUpdates` followed by
  * `applyEventPropertyUpdates`: `setOnce` keys the person lacks (a key holding null is present),
  * then `set` keys whose value differs, then `unset` keys the person had before this event (a key
- * both set and unset by one event on a person lacking it stays set). Never mutates `current`;
- * when nothing changes, the result's `properties` is `current` itself.
+ * both set and unset by one event on a person lacking it stays set). When nothing changes, the
+ * result's `properties` is `current` itself. `current` is copied at the first change, or, with
+ * `inPlace` (properties their caller alone holds), changed in place: a person with many
+ * properties is then not copied by every event that changes one.
  */
 export function applyPropertyUpdates(
-  current: Readonly<Record<string, unknown>>,
+  current: Record<string, unknown>,
   updates: PropertyUpdates,
-): { properties: Readonly<Record<string, unknown>>; changed: boolean } {
+  inPlace = false,
+): { properties: Record<string, unknown>; changed: boolean } {
   // Copied on the first change only: most events change nothing on a person they have seen.
   let properties: Record<string, unknown> | undefined;
+  let changed = false;
+  const writable = (): Record<string, unknown> => {
+    changed = true;
+    return (properties ??= inPlace ? current : copyObject(current));
+  };
+  // `$unset` removes only keys the person had before this event: noted before any change.
+  const hadBefore = updates.unset.filter((key) => hasOwn(current, key));
   for (const key in updates.setOnce) {
-    if (!hasOwn(updates.setOnce, key) || (hasOwn(current, key) && current[key] !== undefined)) continue;
-    properties ??= copyObject(current);
-    setOwn(properties, key, updates.setOnce[key]);
+    const now = properties ?? current;
+    if (!hasOwn(updates.setOnce, key) || (hasOwn(now, key) && now[key] !== undefined)) continue;
+    setOwn(writable(), key, updates.setOnce[key]);
   }
   for (const key in updates.set) {
     if (!hasOwn(updates.set, key)) continue;
     const now = properties ?? current;
     const value = updates.set[key];
     if (jsonEqual(hasOwn(now, key) ? now[key] : undefined, value)) continue;
-    properties ??= copyObject(current);
-    setOwn(properties, key, value);
+    setOwn(writable(), key, value);
   }
-  for (const key of updates.unset) {
-    if (!hasOwn(current, key)) continue;
-    properties ??= copyObject(current);
-    delete properties[key];
-  }
-  return properties === undefined ? { properties: current, changed: false } : { properties, changed: true };
+  for (const key of hadBefore) delete writable()[key];
+  return { properties: properties ?? current, changed };
 }
 
 /**

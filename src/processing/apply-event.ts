@@ -57,7 +57,8 @@ function applyGroups(batch: PersonBatch, e: StoredEvent): void {
   const index = indexOf(identify.groupType);
   if (index === undefined) return;
   const current = batch.group(project, index, identify.groupKey);
-  const next = applyGroupSet(current?.group_properties ?? {}, identify.set);
+  // The batch's records are its own until flushed: changed in place, not copied per event.
+  const next = applyGroupSet(current?.group_properties ?? {}, identify.set, true);
   if (current !== undefined && !next.changed) return;
   batch.saveGroup(project, {
     group_type_index: index,
@@ -86,7 +87,7 @@ function upsert(batch: PersonBatch, e: StoredEvent, updates: PropertyUpdates, id
 }
 
 function update(batch: PersonBatch, project: number, person: PersonRecord, updates: PropertyUpdates, identify: boolean): void {
-  const next = applyPropertyUpdates(person.properties, updates);
+  const next = applyPropertyUpdates(person.properties, updates, true);
   const identified = person.is_identified || identify;
   if (!next.changed && identified === person.is_identified) return;
   batch.save(project, { ...person, properties: next.properties, is_identified: identified, version: person.version + 1 });

@@ -23,7 +23,12 @@ import type { EventKey, StoreDatabases } from './open-store.js';
  * still reads.
  */
 const packr = new Packr({ useRecords: true, moreTypes: false, mapsAsObjects: true });
-const plainPackr = new Packr({ useRecords: false, moreTypes: false });
+/**
+ * `variableMapSize`: each map's header sized to its keys. msgpackr's default writes every plain
+ * map with a 16-bit size and throws on an object of more than 65,535 keys: one such `$set`
+ * (~600 KB, under the per-event limit) failed its whole request with a 503, which SDKs retry.
+ */
+const plainPackr = new Packr({ useRecords: false, moreTypes: false, variableMapSize: true });
 
 /** Blocks of fewer events are written as consecutive plain maps. */
 const RECORDS_FROM_EVENTS = 3;

@@ -46,13 +46,17 @@ export class PersonBatch {
    * `project:person id` → the person as this batch last wrote or read it (null: deleted by a
    * merge). Reads are kept too: a batch's events mostly come from fewer persons than events, and
    * parsing a stored person for each of them was a fifth of the processor's time on plain events.
-   * Records are never mutated (updates copy), so a read one can be handed out again.
+   * A record here belongs to this batch alone until `flush()` hands it to the writes and the
+   * changes: its properties may be changed in place (apply-event.ts), so that a person with many
+   * properties is not copied by every event that changes one.
    */
   private readonly persons = new Map<string, PersonRecord | null>();
   /** `project:person id` → project of the persons saved since the last flush. */
   private readonly dirty = new Map<string, number>();
-  /** `project:index:key` → groups this batch wrote. */
+  /** `project:index:key` → the group as this batch last wrote or read it. */
   private readonly groups = new Map<string, GroupRecord>();
+  /** `project:index:key` → project of the groups saved since the last flush. */
+  private readonly dirtyGroups = new Map<string, number>();
   /**
    * The distinct-id writes, by key, added to the writes at `flush()`: a batch's merges can move
    * the same ids many times (a chain of merges of a person with thousands of ids), and only the
@@ -176,14 +180,21 @@ export class PersonBatch {
     this.writes.runInTransaction(() => bumpFlagsVersion(this.dbs, projectId));
   }
 
+  /** Read once per batch, like persons (a group's events re-parsed it for each). */
   group(projectId: number, index: number, key: string): GroupRecord | undefined {
-    return this.groups.get(`${projectId}:${index}:${key}`) ?? (this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined);
+    const k = `${projectId}:${index}:${key}`;
+    const known = this.groups.get(k);
+    if (known !== undefined) return known;
+    const stored = this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined;
+    if (stored !== undefined) this.groups.set(k, stored);
+    return stored;
   }
 
+  /** Written at `flush()`, once however many events of the batch changed the group. */
   saveGroup(projectId: number, group: GroupRecord): void {
-    this.groups.set(`${projectId}:${group.group_type_index}:${group.group_key}`, group);
-    this.writes.put(this.dbs.groups, [projectId, group.group_type_index, group.group_key], group);
-    this.changes.groups.push({ projectId, record: group });
+    const k = `${projectId}:${group.group_type_index}:${group.group_key}`;
+    this.groups.set(k, group);
+    this.dirtyGroups.set(k, projectId);
   }
 
   private allocatePersonId(projectId: number): number {
@@ -194,7 +205,7 @@ export class PersonBatch {
     return next;
   }
 
-  /** Adds the distinct ids, the persons saved since the last flush and the person id counters to the writes. */
+  /** Adds the distinct ids, the persons and groups saved since the last flush and the person id counters to the writes. */
   flush(): void {
     for (const w of this.ownerWrites.values()) this.writes.put(this.dbs.distinctIds, [w.projectId, w.distinctId], w.personId);
     this.ownerWrites.clear();
@@ -210,6 +221,12 @@ export class PersonBatch {
       this.changes.persons.push({ projectId, id: person.id, record: person });
     }
     this.dirty.clear();
+    for (const [k, projectId] of this.dirtyGroups) {
+      const group = this.groups.get(k) as GroupRecord;
+      this.writes.put(this.dbs.groups, [projectId, group.group_type_index, group.group_key], group);
+      this.changes.groups.push({ projectId, record: group });
+    }
+    this.dirtyGroups.clear();
     for (const [projectId, next] of this.nextPersonId) this.writes.put(this.dbs.meta, `counter:${personCounter(projectId)}`, next - 1);
     this.nextPersonId.clear();
   }

@@ -61,6 +61,15 @@ describe('event-log blocks', () => {
     expect(encodeBlock(events).length).toBeLessThan(old.length * 0.8);
   });
 
+  it('hold objects of more than 65,535 keys, in blocks of one event as of many', () => {
+    const wide: Record<string, number> = {};
+    for (let i = 0; i < 70_000; i++) wide[`k${i}`] = i;
+    for (const events of [[event(1, { $set: wide })], [event(1, { $set: wide }), event(2), event(3)]]) {
+      expect(decodeBlock(encodeBlock(events))).toEqual(events);
+    }
+    expect(encodedEventSize(event(1, { $set: wide }))).toBeGreaterThan(70_000 * 6);
+  });
+
   it('keep a `__proto__` property as a plain key, as the plain maps did (no prototype is set)', () => {
     const hostile = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": 1}') as Record<string, unknown>;
     const events = [event(1, hostile), event(2, hostile), event(3, hostile), event(4, hostile)];
