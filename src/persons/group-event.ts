@@ -64,6 +64,16 @@ export function parseGroupIdentify(e: Pick<StoredEvent, 'event' | 'properties'>)
   return { groupType: sanitize(groupType), groupKey: sanitize(groupKey), set };
 }
 
+/**
+ * A `$groupidentify` whose `$group_key` is over 400 characters: PostHog's ingestion drops the
+ * whole event (`group_key_too_long`), so it creates no group, no person and no group type.
+ */
+export function isDroppedGroupIdentify(e: Pick<StoredEvent, 'event' | 'properties'>): boolean {
+  if (e.event !== '$groupidentify') return false;
+  const key = scalarText(e.properties.$group_key);
+  return key !== undefined && key.length > MAX_GROUP_KEY_CHARS;
+}
+
 /** The group type names of `properties.$groups` (object only), in order: the types to register. */
 export function groupTypesOf(groups: unknown): string[] {
   return isPlainObject(groups) ? Object.keys(groups) : [];

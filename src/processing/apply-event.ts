@@ -5,7 +5,7 @@
  * functions of src/persons/; this module only reads and writes records.
  */
 import { allocateGroupTypeIndex } from '../persons/group-types.js';
-import { applyGroupSet, groupTypesOf, parseGroupIdentify } from '../persons/group-event.js';
+import { applyGroupSet, groupTypesOf, isDroppedGroupIdentify, parseGroupIdentify } from '../persons/group-event.js';
 import { isIllegalMergeId } from '../persons/illegal-distinct-id.js';
 import { mayMerge, mergedPerson } from '../persons/merge-persons.js';
 import { planPersonEvent, processesPerson, type MergeKind } from '../persons/person-event.js';
@@ -25,7 +25,7 @@ export type ApplyOutcome =
 
 export function applyEvent(batch: PersonBatch, e: StoredEvent): ApplyOutcome {
   // PostHog resolves groups only for events that process persons.
-  if (!processesPerson(e)) return 'skipped';
+  if (!processesPerson(e) || isDroppedGroupIdentify(e)) return 'skipped';
   applyGroups(batch, e);
   const plan = planPersonEvent(e);
   if (!plan.processPerson) return 'skipped';

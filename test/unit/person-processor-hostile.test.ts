@@ -118,4 +118,23 @@ describe('the person processor and hostile values', () => {
     expect(group.version).toBe(500);
     dbs.root.close();
   });
+
+  it('drops a $groupidentify whose key is over 400 characters whole, as PostHog: no person, no group type', async () => {
+    const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
+    const writer = new EventWriter(dbs);
+    const identify = (distinctId: string, key: string) => ({
+      event: '$groupidentify',
+      distinct_id: distinctId,
+      properties: { $group_type: 'company', $group_key: key, $groups: { org: 'o' }, $set: { a: 1 } },
+    });
+    await writer.append(encodeBlock(normalizedBatch([identify('too-long', 'k'.repeat(401)), identify('at-limit', 'k'.repeat(400))])));
+    const processor = new PersonProcessor(dbs);
+    expect(processor.step()?.outcomes).toEqual({ skipped: 1, created: 1 });
+    const persons = new PersonReader(dbs);
+    expect(persons.byDistinctId(1, 'too-long')).toBeUndefined();
+    const company = dbs.groupTypes.get([1, 'company']) as number;
+    expect(dbs.groups.get([1, company, 'k'.repeat(400)])).toBeDefined();
+    expect([...dbs.groupTypes.getKeys({ start: [1, ''], end: [1, '\uffff'] })]).toEqual([[1, 'company'], [1, 'org']]);
+    dbs.root.close();
+  });
 });
