@@ -13,12 +13,17 @@
  * seen for a text is the one kept and handed to matchers; values are kept by reference, so a bag
  * must not be mutated after it is upserted.
  *
- * Costs: an upsert or remove touches every column once (to clear the row), plus one dictionary
- * lookup per key of the new bag whose value differs from the row's current one (a person rewritten
- * by an event mostly keeps its values: those keep their ids without a lookup). Columns are dense:
- * 4 bytes per row up to the highest row that holds the key, grown by doubling. Dictionaries only
- * grow: a value no longer held by any row stays until the table is rebuilt (a column of
- * ever-changing values, such as a current URL, grows with every value it has seen).
+ * Costs: an upsert or remove touches every dense column once (to clear the row) and the sparse
+ * columns the row holds, plus one dictionary lookup per key of the new bag whose value differs
+ * from the row's current one (a person rewritten by an event mostly keeps its values: those keep
+ * their ids without a lookup). A column starts sparse (a map of the rows holding the key) and
+ * turns dense (4 bytes per row up to the highest row holding the key, grown by doubling) once at
+ * least one row in 16 up to its highest holds the key: a client's event of thousands of made-up
+ * keys on a person far down the table costs those keys' entries, not thousands of arrays of every
+ * row (one 99 KB `$set` took 625 MB), nor a pass over them at every later upsert. A sparse
+ * column's `ids` are built when a count reads them. Dictionaries only grow: a value no longer held
+ * by any row stays until the table is rebuilt (a column of ever-changing values, such as a current
+ * URL, grows with every value it has seen).
  */
 
 /** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
@@ -31,7 +36,7 @@ export const ABSENT_VALUE = 0;
 export interface PropertyColumn {
   /** Distinct values by value id; entry 0 (`ABSENT_VALUE`) is a placeholder for "absent". */
   readonly values: readonly unknown[];
-  /** Value id per row; rows at or past its length are absent. Replaced when it grows. */
+  /** Value id per row; rows at or past its length are absent. Replaced when it grows (read it once per use). */
   readonly ids: Int32Array;
 }
 
@@ -58,9 +63,17 @@ function canonicalJson(value: unknown): string {
   return 'null'; // null, undefined, and values JSON cannot hold
 }
 
+/** A sparse column turns dense once it holds this many rows and one row in DENSE_FILL up to its highest. */
+const DENSE_FROM_ROWS = 64;
+const DENSE_FILL = 16;
+
 class Column implements PropertyColumn {
   readonly values: unknown[] = [undefined];
-  ids = new Int32Array(INITIAL_ROWS);
+  /** Value id per row once dense; until then undefined and `sparse` holds the rows. */
+  private dense: Int32Array | undefined;
+  /** Row → value id (never absent) while sparse. */
+  private sparse: Map<number, number> | undefined = new Map();
+  private highestRow = -1;
   /** The upsert that last gave this column a value for its row (`PropertyTable.upsert`). */
   touchedBy = 0;
   /** Scalars (and anything not an object) by SameValueZero. */
@@ -86,28 +99,72 @@ class Column implements PropertyColumn {
    * its id); otherwise undefined, and `idOf` decides.
    */
   sameValueId(row: number, value: unknown): number | undefined {
-    if (row >= this.ids.length) return undefined;
-    const id = this.ids[row] as number;
+    const id = this.idAt(row);
     return id !== ABSENT_VALUE && this.values[id] === value ? id : undefined;
   }
 
+  get isSparse(): boolean {
+    return this.sparse !== undefined;
+  }
+
+  /** The value ids by row; for a sparse column, built now (as large as its highest row). */
+  get ids(): Int32Array {
+    if (this.dense !== undefined) return this.dense;
+    const ids = new Int32Array(this.highestRow + 1);
+    for (const [row, id] of this.sparse as Map<number, number>) ids[row] = id;
+    return ids;
+  }
+
   set(row: number, id: number): void {
-    if (row >= this.ids.length) {
-      const grown = new Int32Array(grownLength(this.ids.length, row + 1));
-      grown.set(this.ids);
-      this.ids = grown;
+    const sparse = this.sparse;
+    if (sparse === undefined) {
+      let dense = this.dense as Int32Array;
+      if (row >= dense.length) {
+        const grown = new Int32Array(grownLength(dense.length, row + 1));
+        grown.set(dense);
+        this.dense = dense = grown;
+      }
+      dense[row] = id;
+      return;
     }
-    this.ids[row] = id;
+    sparse.set(row, id);
+    if (row > this.highestRow) this.highestRow = row;
+  }
+
+  /** A sparse column holding enough of its rows to be cheaper dense. */
+  get fullEnough(): boolean {
+    const size = this.sparse?.size ?? 0;
+    return size >= DENSE_FROM_ROWS && size * DENSE_FILL >= this.highestRow + 1;
+  }
+
+  turnDense(): void {
+    this.dense = this.ids;
+    this.sparse = undefined;
   }
 
   clear(row: number): void {
-    if (row < this.ids.length) this.ids[row] = ABSENT_VALUE;
+    if (this.sparse !== undefined) this.sparse.delete(row);
+    else if (row < (this.dense as Int32Array).length) (this.dense as Int32Array)[row] = ABSENT_VALUE;
+  }
+
+  /** The rows a sparse column holds (none once dense). */
+  sparseRows(): Iterable<number> {
+    return this.sparse?.keys() ?? [];
+  }
+
+  private idAt(row: number): number {
+    if (this.sparse !== undefined) return this.sparse.get(row) ?? ABSENT_VALUE;
+    const dense = this.dense as Int32Array;
+    return row < dense.length ? (dense[row] as number) : ABSENT_VALUE;
   }
 }
 
 export class PropertyTable {
   private readonly columnsByKey = new Map<string, Column>();
-  private readonly columnList: Column[] = [];
+  /** The dense columns: every upsert clears its row in those it does not set. */
+  private readonly denseColumns: Column[] = [];
+  /** Row → the sparse columns holding it: an upsert clears those it does not set. */
+  private readonly sparseColumnsOfRow = new Map<number, Set<Column>>();
   private readonly rowById = new Map<RowId, number>();
   /** Rows freed by `remove`, reused (last freed first) before new rows are added. */
   private readonly freeRows: number[] = [];
@@ -154,15 +211,27 @@ export class PropertyTable {
       const column = this.columnFor(key);
       const value = properties[key];
       column.set(row, (added ? undefined : column.sameValueId(row, value)) ?? column.idOf(value));
+      if (column.isSparse) {
+        this.sparseOfRow(row).add(column);
+        if (column.fullEnough) this.turnDense(column);
+      }
       column.touchedBy = upsert;
     }
     if (added) return;
     // Keys the row had and the new bag lacks become absent.
-    const columns = this.columnList;
+    const columns = this.denseColumns;
     for (let i = 0; i < columns.length; i++) {
       const column = columns[i] as Column;
       if (column.touchedBy !== upsert) column.clear(row);
     }
+    const sparse = this.sparseColumnsOfRow.get(row);
+    if (sparse === undefined) return;
+    for (const column of sparse) {
+      if (column.touchedBy === upsert) continue;
+      column.clear(row);
+      sparse.delete(column);
+    }
+    if (sparse.size === 0) this.sparseColumnsOfRow.delete(row);
   }
 
   /** Removes the row of `id` (its row is cleared and reused later); false when there was none. */
@@ -190,8 +259,10 @@ export class PropertyTable {
   }
 
   private clearRow(row: number): void {
-    const columns = this.columnList;
+    const columns = this.denseColumns;
     for (let i = 0; i < columns.length; i++) (columns[i] as Column).clear(row);
+    for (const column of this.sparseColumnsOfRow.get(row) ?? []) column.clear(row);
+    this.sparseColumnsOfRow.delete(row);
   }
 
   private columnFor(key: string): Column {
@@ -199,8 +270,23 @@ export class PropertyTable {
     if (column === undefined) {
       column = new Column();
       this.columnsByKey.set(key, column);
-      this.columnList.push(column);
     }
     return column;
+  }
+
+  private sparseOfRow(row: number): Set<Column> {
+    let columns = this.sparseColumnsOfRow.get(row);
+    if (columns === undefined) this.sparseColumnsOfRow.set(row, (columns = new Set()));
+    return columns;
+  }
+
+  /** A column turning dense leaves its rows' sparse sets for the dense list. */
+  private turnDense(column: Column): void {
+    for (const row of column.sparseRows()) {
+      const columns = this.sparseColumnsOfRow.get(row);
+      if (columns?.delete(column) && columns.size === 0) this.sparseColumnsOfRow.delete(row);
+    }
+    column.turnDense();
+    this.denseColumns.push(column);
   }
 }

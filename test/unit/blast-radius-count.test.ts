@@ -32,6 +32,28 @@ function cell(table: PropertyTable, id: RowId, key: string): { valueId: number; 
 }
 
 describe('PropertyTable', () => {
+  it("keeps a row's thousands of keys no other row has as those keys' entries, not as arrays of every row", () => {
+    const table = new PropertyTable();
+    for (let i = 0; i < 50_000; i++) table.upsert(i, { plan: i % 2 ? 'pro' : 'free', n: i });
+    const made: Record<string, number> = {};
+    for (let k = 0; k < 5_000; k++) made[`made-up-${k}`] = k;
+    const before = process.memoryUsage().arrayBuffers;
+    table.upsert('far', made); // the last row: dense, each key's array would span all 50,001 rows (1 GB)
+    table.upsert(25, { plan: 'pro', 'made-up-7': 'x' });
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(32 * 2 ** 20);
+    expect(cell(table, 'far', 'made-up-7').value).toBe(7);
+    expect(cell(table, 25, 'made-up-7').value).toBe('x');
+    expect(cell(table, 25, 'n').valueId).toBe(0); // dropped by the new bag
+    table.upsert('far', { plan: 'free' });
+    expect(cell(table, 'far', 'made-up-7').valueId).toBe(0);
+    expect(cell(table, 'far', 'plan').value).toBe('free');
+    // A key most rows hold turns dense and reads the same.
+    for (let i = 0; i < 50_000; i += 2) table.upsert(i, { plan: 'free', n: i, later: i % 3 });
+    expect(cell(table, 4, 'later').value).toBe(1);
+    expect(cell(table, 5, 'later').valueId).toBe(0);
+    expect(table.column('later')?.ids.length).toBeGreaterThanOrEqual(49_999);
+  });
+
   it('inserts, replaces (dropped keys become absent), removes, and reuses freed rows', () => {
     const table = new PropertyTable();
     table.upsert('a', { plan: 'pro', age: '30' });
