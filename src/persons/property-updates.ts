@@ -210,30 +210,33 @@ export function applyPropertyUpdates(
   updates: PropertyUpdates,
   inPlace = false,
 ): { properties: Record<string, unknown>; changed: boolean } {
-  // Copied on the first change only: most events change nothing on a person they have seen.
+  // Copied (or, in place, taken) at the first change only: most events change nothing on a person
+  // they have seen.
   let properties: Record<string, unknown> | undefined;
-  let changed = false;
-  const writable = (): Record<string, unknown> => {
-    changed = true;
-    return (properties ??= inPlace ? current : copyObject(current));
-  };
   // `$unset` removes only keys the person had before this event: noted before any change.
-  const hadBefore = updates.unset.filter((key) => hasOwn(current, key));
+  const hadBefore = updates.unset.length === 0 ? NOTHING : updates.unset.filter((key) => hasOwn(current, key));
   for (const key in updates.setOnce) {
     const now = properties ?? current;
     if (!hasOwn(updates.setOnce, key) || (hasOwn(now, key) && now[key] !== undefined)) continue;
-    setOwn(writable(), key, updates.setOnce[key]);
+    properties ??= inPlace ? current : copyObject(current);
+    setOwn(properties, key, updates.setOnce[key]);
   }
   for (const key in updates.set) {
     if (!hasOwn(updates.set, key)) continue;
     const now = properties ?? current;
     const value = updates.set[key];
     if (jsonEqual(hasOwn(now, key) ? now[key] : undefined, value)) continue;
-    setOwn(writable(), key, value);
+    properties ??= inPlace ? current : copyObject(current);
+    setOwn(properties, key, value);
   }
-  for (const key of hadBefore) delete writable()[key];
-  return { properties: properties ?? current, changed };
+  for (const key of hadBefore) {
+    properties ??= inPlace ? current : copyObject(current);
+    delete properties[key];
+  }
+  return properties === undefined ? { properties: current, changed: false } : { properties, changed: true };
 }
+
+const NOTHING: readonly string[] = Object.freeze([]);
 
 /**
  * A new person's properties, as PostHog's `createPerson` builds them: `setOnce`, then `set` over
