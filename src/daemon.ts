@@ -92,6 +92,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let scanPool: ScanPool | undefined;
   let processor: PersonProcessorThread | undefined;
   let processorCrashed = false;
+  /** The processor is waiting to retry a batch the store refused for now: capture is not held for it. */
+  let processorRetrying = false;
   let acceptedSinceStart = 0;
   /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
   let collectThreadAnswers: (() => Promise<void>) | undefined;
@@ -231,7 +233,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       // time (about one worker's pace, which the processor matches, so no core idles), past the
       // limit none, until the processor catches up (it reports every batch).
       const p = processor;
-      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed) return Infinity;
+      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed || processorRetrying) return Infinity;
       const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
       return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
     },
@@ -253,6 +255,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     { dataDir: config.dataDir, sync: config.sync },
     {
       onBatch: (r) => {
+        processorRetrying = false;
         for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
         for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
         metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
@@ -262,6 +265,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       },
       onRetry: (error, delayMs) => {
         log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
+        // Capture goes on meanwhile (its events are in the log, and will be processed): held
+        // for a processor that cannot write, requests would wait as long as the disk stays full.
+        processorRetrying = true;
+        livePool.resume();
       },
       onCrash: (error) => {
         log.error({ error }, 'person processor crashed');
