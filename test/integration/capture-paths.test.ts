@@ -3,6 +3,7 @@
  * preflight and the mirrored origin on answers (spec §1.1). Runs against both HTTP backends.
  */
 
+import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKENDS, cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { b64, eventsOf, OK, postJson, send, uniqueId } from '../helpers/http.js';
@@ -83,6 +84,37 @@ describe.each(BACKENDS)('capture paths and CORS (%s backend)', (backend) => {
     expect(bare.status).toBe(200);
     expect(bare.json).toEqual({ status: 'Ok' });
     expect(bare.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('mirrors no Origin that cannot be sent back, and answers the capture it committed with 200', async () => {
+    // Raw bytes: an Origin of UTF-8 (uWS reads it as U+20AC, over what a header can carry). The
+    // answer failed after the commit before: a 500, and the SDK's retry stored the events twice.
+    const distinctId = uniqueId('odd-origin');
+    const body = JSON.stringify({ api_key: d.projectKey, batch: [{ event: 'odd origin', distinct_id: distinctId }] });
+    const { port } = new URL(d.baseUrl);
+    const head = [
+      'POST /batch/ HTTP/1.1',
+      `Host: 127.0.0.1:${port}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ].join('\r\n');
+    const raw = Buffer.concat([
+      Buffer.from(`${head}\r\nOrigin: https://`),
+      Buffer.from('€', 'utf8'),
+      Buffer.from(`.example\r\n\r\n${body}`),
+    ]);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(raw));
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    // uWS's reading of it is left out; node:http reads bytes as latin1 and mirrors them as sent.
+    if (backend === 'uws') expect(answer.toLowerCase()).not.toContain('access-control-allow-origin');
+    expect((await eventsOf(d, distinctId, 1)).map((e) => e.event)).toEqual(['odd origin']);
   });
 
   it('puts the mirrored origin and credentials on POST answers, success and error alike', async () => {
