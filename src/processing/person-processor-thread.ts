@@ -33,6 +33,9 @@ export class PersonProcessorThread {
   /** Blocks put in the ring since the last wake-up message. */
   private handedOff: RingSlot[] = [];
   private stopped: Promise<void> | undefined;
+  /** Resolves when the thread has exited, whether stopped or crashed. */
+  private readonly exited: Promise<void>;
+  private hasExited = false;
   /** Events processed since start, and the backlog found at start (for the lag gauge). */
   processed = 0;
   readonly backlogAtStart: number;
@@ -46,6 +49,15 @@ export class PersonProcessorThread {
     this.cursor = ready.cursor;
     this.backlogAtStart = ready.backlog;
     worker.on('message', (m: ProcessorMessage) => this.onMessage(m));
+    // Heard from the start: a thread that crashed before stop() must not leave stop() waiting for
+    // an exit that already happened, nor questions for answers that will not come.
+    this.exited = new Promise<void>((resolve) => {
+      worker.once('exit', () => {
+        this.hasExited = true;
+        this.answerAll({ ok: false, error: 'the person processor stopped' });
+        resolve();
+      });
+    });
   }
 
   static start(setup: Omit<ProcessorSetup, 'handOffRing'>, events: ProcessorEvents): Promise<PersonProcessorThread> {
@@ -116,6 +128,7 @@ export class PersonProcessorThread {
 
   /** Asks the processor's thread for a blast radius (answered between two batches). */
   blastRadius(query: BlastRadiusQuery): Promise<BlastRadiusReply> {
+    if (this.hasExited) return Promise.resolve({ ok: false, error: 'the person processor is not running' });
     if (this.stopped) return Promise.resolve({ ok: false, error: 'the person processor is stopping' });
     const id = this.nextQuestion++;
     return new Promise((resolve) => {
@@ -129,16 +142,15 @@ export class PersonProcessorThread {
   }
 
   stop(): Promise<void> {
-    this.stopped ??= new Promise<void>((resolve) => {
-      this.worker.once('exit', () => {
-        this.answerAll({ ok: false, error: 'the person processor stopped' });
-        resolve();
-      });
-      this.worker.on('message', (m: ProcessorMessage) => {
-        if (m.type === 'stopped') void this.worker.terminate();
-      });
-      this.worker.postMessage({ type: 'stop' });
-    });
+    if (this.stopped === undefined) {
+      if (!this.hasExited) {
+        this.worker.on('message', (m: ProcessorMessage) => {
+          if (m.type === 'stopped') void this.worker.terminate();
+        });
+        this.worker.postMessage({ type: 'stop' });
+      }
+      this.stopped = this.exited;
+    }
     return this.stopped;
   }
 
