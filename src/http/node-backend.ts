@@ -5,7 +5,9 @@
  * in-flight requests finish while their answers close the connection.
  */
 
+import { HedgerowError } from '../errors.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { errorResponse } from './respond.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -20,6 +22,9 @@ import {
   runTooLarge,
 } from './backend-common.js';
 import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+
+/** The answer to a request that arrives while the backend stops accepting (SDKs retry a 503). */
+const NOT_READY = errorResponse(new HedgerowError('HR_NOT_READY'));
 
 /** Matches uWS's fixed 10 s keep-alive idle timeout, so both backends hold connections alike. */
 const KEEP_ALIVE_TIMEOUT_MS = 10_000;
@@ -52,6 +57,11 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       if (closeConnection || closing) res.setHeader('connection', 'close');
       res.end(p.body);
     };
+    if (closing) {
+      // Shutting down: a request on a kept-alive connection is not started (see uws-backend.ts).
+      answer(NOT_READY, true);
+      return;
+    }
 
     const url = req.url ?? '/';
     const q = url.indexOf('?');

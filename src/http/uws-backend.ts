@@ -6,7 +6,9 @@
  * inside `cork()` and never after an abort.
  */
 
+import { HedgerowError } from '../errors.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { errorResponse } from './respond.js';
 import {
   InFlight,
   bodyBytes,
@@ -21,6 +23,9 @@ import {
 } from './backend-common.js';
 import type { UwsBinding, UwsListenSocket, UwsResponse } from './load-uws.js';
 import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+
+/** The answer to a request that arrives while the backend stops accepting (SDKs retry a 503). */
+const NOT_READY = errorResponse(new HedgerowError('HR_NOT_READY'));
 
 /** Per-request state shared by the abort, data and answer callbacks. */
 interface Exchange {
@@ -106,7 +111,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
   /** Set by stopAccepting: every later answer closes its connection. */
   let closing = false;
 
-  function answer(ex: Exchange, response: HttpResponse, closeConnection: boolean): void {
+  function answer(ex: Exchange, response: HttpResponse, closeConnection: boolean, sayClose = true): void {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
     inFlight.done();
@@ -116,7 +121,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       ex.res.cork(() => {
         ex.res.writeStatus(p.statusLine);
         for (const [k, v] of p.headers) ex.res.writeHeader(k, v);
-        if (close) ex.res.writeHeader('connection', 'close'); // end(.., true) closes but does not say so
+        if (close && sayClose) ex.res.writeHeader('connection', 'close'); // end(.., true) closes but does not say so
         if (ex.method === 'HEAD') ex.res.endWithoutBody(bodyBytes(p.body), close);
         else ex.res.end(wireBody(p.body), close);
       });
@@ -160,11 +165,20 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
     const head = new UwsRequest(ex, ex.method, req.getUrl(), query, headers);
 
     const declared = parseContentLength(head.header('content-length'));
+    const noBody = (declared === undefined || declared === 0) && head.header('transfer-encoding') === '';
+    if (closing) {
+      // Shutting down: a request arriving now on a kept-alive connection is not started (it could
+      // commit after this thread reported itself drained, and lose its answer when the daemon
+      // closes); the client is told to retry, and the connection closes. (Answered before its
+      // body, uWS says `connection: close` itself.)
+      answer(ex, NOT_READY, true, noBody);
+      return;
+    }
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
       refuse(ex, head, true);
       return;
     }
-    if ((declared === undefined || declared === 0) && head.header('transfer-encoding') === '') {
+    if (noBody) {
       // No body can follow: answer without waiting for uWS's empty last chunk.
       runHandler(opts, head, (response) => answer(ex, response, false));
       return;
