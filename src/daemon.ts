@@ -221,6 +221,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     pool: workerPool,
     maxDecompressedBytes,
     batchWindowMs: config.batchWindowMs,
+    maxBytesInFlight: config.maxCaptureBytesInFlight,
     auth,
     commit: async (block) => {
       // Handed to the processor before the commit, so that it is there before the commit is

@@ -178,6 +178,7 @@ function resolveConfig(c: Config): Config {
     tasksPerWorker: c.tasksPerWorker,
     workerNice: c.workerNice,
     maxPersonBacklog: c.maxPersonBacklog,
+    maxCaptureBytesInFlight: c.maxCaptureBytesInFlight,
     batchWindowMs: c.batchWindowMs,
     maxPropertyValues: c.maxPropertyValues,
     flagsTimeoutMs: c.flagsTimeoutMs,

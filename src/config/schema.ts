@@ -37,6 +37,7 @@ export interface Config {
   readonly tasksPerWorker: number;
   readonly workerNice: number;
   readonly maxPersonBacklog: number;
+  readonly maxCaptureBytesInFlight: number;
   readonly batchWindowMs: number;
   readonly maxPropertyValues: number;
   readonly flagsTimeoutMs: number;
@@ -120,6 +121,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'How much lower the worker threads are scheduled than the rest of the daemon (Linux nice values, added to the daemon\'s own). Under full load the front end and the person processor then run first, so ingestion slows towards what the box can also apply to persons (measured with saturating load before HEDGEROW_MAX_PERSON_BACKLOG existed: 10 took the processing lag p99 from 4.9 s to 1.7 s, but /batch/ from 144k to 94k events/s and /flags alone from 13–15k to 12k req/s, whose workers then wait behind the front end). The backlog limit bounds the lag without that cost; 0 schedules all threads alike, and idle cores are used either way.'),
   setting('maxPersonBacklog', 'integer', int(0, 100_000_000), 'an integer between 0 and 100000000',
     'How many ingested events the person processor may be behind before capture waits for it (0: never). From a quarter of it capture runs one worker task at a time, past it none, until the processor catches up: under sustained overload capture slows to what the box can also apply to persons and the processing lag stays bounded, while clients wait longer for acknowledgements (measured with saturating /batch/ load of the persons scenario: lag p99 0.20–0.23 s with 107–114k events/s processed; throttling from half of 5,000 instead left 16–20% of the CPU idle, 90–100k; with 0 the lag grows for as long as the overload lasts, past 5 s in 10 s). Raising it lets bursts in faster and flags see new person properties later; a large import runs at the processor\'s pace. Small uncompressed requests handled on the main thread never wait (one thread of them cannot outrun the processor).'),
+  setting('maxCaptureBytesInFlight', 'integer', int(0, 2 ** 40), 'an integer between 0 and 1099511627776',
+    'Most bytes of capture requests (their decoded size) between arrival and answer, waiting for a worker, in one or waiting for their commit (0: no limit). Past it a capture is answered 503 (SDKs retry) instead of waiting in memory: a slow or stalled disk, or a person processor held past its backlog limit, otherwise lets memory grow with every request that arrives. A request alone is always taken, whatever its size. Normal load holds a few MB.'),
   setting('batchWindowMs', 'number', { type: 'number', minimum: 0, maximum: 50 }, 'a number between 0 and 50',
     'How long the front end gathers requests into one worker task. 0 groups the requests that arrive in the same event-loop turn (no added latency; groups grow under load). A larger window amortizes the ~40 µs pool round trip over more requests but delays every acknowledgement by up to that much.'),
   setting('maxPropertyValues', 'integer', int(1, 100000), 'an integer between 1 and 100000',

@@ -13,7 +13,7 @@
  * `resume()` starts what waited. The small requests handled on the main thread are never held:
  * one thread of them cannot outrun the processor.
  */
-import { HedgerowError } from '../errors.js';
+import { HedgerowError, type ErrorCode } from '../errors.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { runCaptureGroup } from './capture-group.js';
@@ -49,6 +49,8 @@ export interface IngestPoolOptions {
   admission?: () => number;
   /** Called when requests are left waiting because of `admission()`, not for a free slot. */
   onHeld?: () => void;
+  /** Most decoded bytes of requests between `submit` and their outcome (0: no limit); past it, 503. */
+  maxBytesInFlight?: number;
 }
 
 interface Pending {
@@ -68,6 +70,8 @@ export class IngestPool {
   private inline: Pending[] = [];
   private inlineScheduled = false;
   private closing = false;
+  /** Estimated decoded bytes of the requests submitted and not yet answered. */
+  private bytesInFlight = 0;
 
   constructor(private readonly opts: IngestPoolOptions) {
     this.pool = opts.pool;
@@ -79,9 +83,26 @@ export class IngestPool {
     return this.pending.length + this.pool.queueSize;
   }
 
+  /** Estimated decoded bytes of the requests between `submit` and their outcome. */
+  get inFlightBytes(): number {
+    return this.bytesInFlight;
+  }
+
   submit(req: CaptureRequest): Promise<CaptureOutcome> {
-    return new Promise((resolve) => {
+    return new Promise((settle) => {
       const work = estimatedWork(req);
+      const max = this.opts.maxBytesInFlight ?? 0;
+      if (max > 0 && this.bytesInFlight > 0 && this.bytesInFlight + work > max) {
+        // Memory is bounded rather than every request kept until the store catches up; SDKs
+        // retry a 503. A request alone is always taken.
+        settle(failed('HR_CAPTURE_OVERLOADED'));
+        return;
+      }
+      this.bytesInFlight += work;
+      const resolve = (outcome: CaptureOutcome): void => {
+        this.bytesInFlight -= work;
+        settle(outcome);
+      };
       if (runsInline(req)) {
         this.inline.push({ req, work, resolve });
         this.scheduleInline();
@@ -219,7 +240,11 @@ export class IngestPool {
 }
 
 function storeFailed(detail: string): CaptureOutcome {
-  const e = new HedgerowError('HR_STORE_FAILED', detail);
+  return failed('HR_STORE_FAILED', detail);
+}
+
+function failed(code: ErrorCode, detail?: string): CaptureOutcome {
+  const e = new HedgerowError(code, detail);
   return { ok: false, error: { hedgerowCode: e.hedgerowCode, detail: e.message, attr: e.attr } };
 }
 
