@@ -83,11 +83,6 @@ export class IngestPool {
     return this.pending.length + this.pool.queueSize;
   }
 
-  /** Estimated decoded bytes of the requests between `submit` and their outcome. */
-  get inFlightBytes(): number {
-    return this.bytesInFlight;
-  }
-
   submit(req: CaptureRequest): Promise<CaptureOutcome> {
     return new Promise((settle) => {
       const work = estimatedWork(req);
