@@ -113,16 +113,9 @@ export function applyGroupSet(
   for (const [key, value] of Object.entries(set)) {
     const now = properties ?? current;
     if (hasOwn(now, key) && jsonEqual(now[key], value)) continue;
-    properties ??= copyOwn(current);
+    properties ??= { ...current }; // spread copies a `__proto__` key as a key
     setOwn(properties, key, value);
     changed = true;
   }
   return { properties: properties ?? current, changed };
-}
-
-/** A copy with every own key as a key (`__proto__` included). */
-function copyOwn(source: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(source)) setOwn(copy, k, v);
-  return copy;
 }

@@ -2,26 +2,16 @@
  * Event-log keys only grow. The person processor reads the blocks after its cursor, so a block
  * keyed below the log's last key (a restart with the clock stepped back) was never processed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventWriter } from '../../src/store/event-log.js';
-import { openStore, type EventKey, type StoreDatabases } from '../../src/store/open-store.js';
+import { openStore, type EventKey } from '../../src/store/open-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const opened: { dir: string; dbs: StoreDatabases }[] = [];
-afterEach(async () => {
-  for (const { dir, dbs } of opened.splice(0)) {
-    await dbs.root.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+const tempDir = useTempDirs('hedgerow-keys-');
 
 describe('EventWriter keys', () => {
   it('continue after the last key in the log when the clock is behind it', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-keys-'));
-    const dbs = openStore({ dataDir: dir, sync: 'none' });
-    opened.push({ dir, dbs });
+    const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
     // A block written an hour ahead of this clock, as by a run before the clock was stepped back.
     const ahead: EventKey = [(Date.now() + 3_600_000) * 1000, 1, 0];
     await dbs.events.put(ahead, Buffer.from([0x90]));
@@ -32,5 +22,6 @@ describe('EventWriter keys', () => {
     expect(first[0]).toBeGreaterThan(ahead[0]);
     expect(second[0]).toBeGreaterThan(first[0]);
     expect([...dbs.events.getKeys({ start: ahead, limit: 10 })].slice(1)).toEqual([first, second]);
+    await dbs.root.close();
   });
 });
