@@ -8,8 +8,8 @@
 import { HedgerowError } from '../errors.js';
 import { MAX_EVENT_NAME_CHARS, MAX_JSON_DEPTH } from '../limits.js';
 import { exceedsMaxDepth } from '../util/json-depth.js';
-import { v7 as uuidv7 } from 'uuid';
 import { extractDistinctId } from './distinct-id.js';
+import { freshUuidV7 } from './fresh-uuid.js';
 import type { ParsedBody, RawEvent } from './parse-body.js';
 import validateGenerated from './schemas/raw-event.validate.js';
 import { parseEventTimestamp, parseSentAtMs } from './timestamp.js';
@@ -58,7 +58,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * -> `HR_INVALID_UUID` (the whole request is refused, as capture-rs and Django do).
  */
 export function eventUuid(value: unknown): string {
-  if (value === undefined || value === null || value === '') return uuidv7();
+  if (value === undefined || value === null || value === '') return freshUuidV7();
   if (typeof value === 'string') {
     if (UUID.test(value)) return value.toLowerCase();
     if (UUID_SIMPLE.test(value)) {
@@ -128,8 +128,10 @@ export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): Norm
     }
     if (sentAt !== undefined) props.$sent_at = sentAt;
     const sessionId = props.$session_id;
-    if (typeof sessionId === 'string' && sessionId.length === 36 && UUID.test(sessionId)) {
-      props.$session_id = sessionId.toLowerCase();
+    if (typeof sessionId === 'string' && sessionId.length === 36) {
+      // Only an upper-case uuid changes; SDKs send lower case, which skips the pattern.
+      const lower = sessionId.toLowerCase();
+      if (lower !== sessionId && UUID.test(sessionId)) props.$session_id = lower;
     }
 
     const ts = parseEventTimestamp({

@@ -252,6 +252,12 @@ describe('normalizeEvents', () => {
       const sid = '0190D7C6-4A3B-7C2D-8E9F-0A1B2C3D4E5F';
       expect(one({ event: 'e', distinct_id: 'd', properties: { $session_id: sid } }).properties.$session_id).toBe(sid.toLowerCase());
       expect(one({ event: 'e', distinct_id: 'd', properties: { $session_id: 'ABC' } }).properties.$session_id).toBe('ABC');
+      // 36 characters, upper case, not a uuid: kept as sent.
+      const notUuid = 'SESSION-0190D7C6-4A3B-7C2D-8E9F-0A1B';
+      expect(notUuid).toHaveLength(36);
+      expect(one({ event: 'e', distinct_id: 'd', properties: { $session_id: notUuid } }).properties.$session_id).toBe(notUuid);
+      const lower = sid.toLowerCase();
+      expect(one({ event: 'e', distinct_id: 'd', properties: { $session_id: lower } }).properties.$session_id).toBe(lower);
     });
   });
 });
