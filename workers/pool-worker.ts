@@ -4,14 +4,13 @@
  * go through a whole table (src/pool/scan-pool.ts) for the main thread.
  */
 import { workerData } from 'node:worker_threads';
-import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
 import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
 import { resolvePersonFilter } from '../src/persons/person-events-query.js';
 import { scanGroupsPage } from '../src/persons/scan-groups.js';
 import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../src/persons/scan-persons.js';
 import { runCaptureGroup } from '../src/pool/capture-group.js';
-import type { CaptureTaskResult, PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
+import type { PoolTask, PoolTaskResult, WorkerSetup } from '../src/pool/tasks.js';
 import { AuthStore } from '../src/store/auth-store.js';
 import { listEventsPaced } from '../src/store/list-events.js';
 import { openStore } from '../src/store/open-store.js';
@@ -42,25 +41,12 @@ function pacing(sliceMs: number): ScanPacing {
   return { sliceMs, pause: () => new Promise((resume) => setImmediate(resume)) };
 }
 
-/**
- * The result with its block's buffer moved to the main thread instead of copied (the block owns
- * its buffer: encodeBlock). Piscina transfers what a returned value lists under its transferable
- * symbol and delivers the value under its value symbol. Measured on `/batch/`: 1,703/1,733/1,711
- * against 1,670/1,675/1,690 req/s (pairs alternating).
- */
-function withBlockMoved(result: CaptureTaskResult): CaptureTaskResult {
-  if (result.block === null) return result;
-  const movable = { [transferableSymbol]: [result.block.buffer], [valueSymbol]: result };
-  // Piscina unwraps it before answering: the main thread receives `result` itself.
-  return move(movable as never) as unknown as CaptureTaskResult;
-}
-
 export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskResult> {
   switch (task.kind) {
     case 'ping':
       return { nice };
     case 'capture':
-      return withBlockMoved(runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes));
+      return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
     case 'events-page': {
       const paced = pacing(task.sliceMs);
       return resolvePersonFilter(persons, task.query, paced).then((q) => listEventsPaced(dbs, q, paced, task.budgetMs));
