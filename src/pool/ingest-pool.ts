@@ -94,7 +94,11 @@ export class IngestPool {
         return;
       }
       this.bytesInFlight += work;
+      let answered = false;
+      // Once only: a request the settling answered before a bug stopped it keeps that answer.
       const resolve = (outcome: CaptureOutcome): void => {
+        if (answered) return;
+        answered = true;
         this.bytesInFlight -= work;
         settle(outcome);
       };
@@ -152,7 +156,7 @@ export class IngestPool {
         for (const p of group) p.resolve(failure);
         continue;
       }
-      void this.settle(group, result);
+      this.settleSafely(group, result);
     }
   }
 
@@ -198,7 +202,7 @@ export class IngestPool {
       .then(
         (result) => {
           this.release();
-          return this.settle(group, result);
+          this.settleSafely(group, result);
         },
         (err: unknown) => {
           this.release();
@@ -212,6 +216,18 @@ export class IngestPool {
   private release(): void {
     this.inFlightTasks--;
     if (this.pending.length > 0) this.flush();
+  }
+
+  /**
+   * `settle`, with a bug in it (a malformed task result, a throwing callback) answered as a 500
+   * for whatever it left unanswered (SDKs retry it) instead of an unhandled rejection, which
+   * ends the process.
+   */
+  private settleSafely(group: Pending[], r: CaptureTaskResult): void {
+    this.settle(group, r).catch((err: unknown) => {
+      const failure = failed('HR_INTERNAL', `Internal error: capture failed: ${(err as Error)?.message ?? String(err)}`);
+      for (const p of group) p.resolve(failure);
+    });
   }
 
   private async settle(group: Pending[], r: CaptureTaskResult): Promise<void> {
