@@ -9,7 +9,7 @@ import { parseEnv } from 'node:util';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { startDaemon, type Daemon } from '../daemon.js';
-import { createLogger, setLogLevel } from '../observability/logger.js';
+import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
@@ -35,6 +35,7 @@ export function addServeCommand(program: Command): void {
       throw err;
     }
     const log = createLogger(config.logLevel);
+    logUncaughtErrors(log);
     // Signals are handled from before the daemon starts: one arriving during startup stops it
     // as soon as it is up, never with the default action (an unclean exit).
     let daemon: Daemon | undefined;

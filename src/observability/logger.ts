@@ -25,3 +25,15 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
 export function setLogLevel(logger: Logger, level: LogLevel): void {
   logger.level = level;
 }
+
+/**
+ * Logs an uncaught error, or an unhandled promise rejection, as one `fatal` line before Node's
+ * own handling prints the stack and ends the process with code 1. Exiting stays right (the state
+ * is unknown; systemd restarts the service); the line is what a journal reader can parse.
+ */
+export function logUncaughtErrors(logger: Logger): void {
+  process.on('uncaughtExceptionMonitor', (err, origin) => {
+    const what = origin === 'unhandledRejection' ? 'unhandled promise rejection' : 'uncaught error';
+    logger.fatal({ err, origin }, `${what}: exiting`);
+  });
+}

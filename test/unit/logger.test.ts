@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createLogger, setLogLevel } from '../../src/observability/logger.js';
 
@@ -28,5 +29,31 @@ describe('createLogger', () => {
 
   it('defaults to a synchronous stdout', () => {
     expect(createLogger('info').level).toBe('info');
+  });
+});
+
+describe('logUncaughtErrors', () => {
+  // The built module (npm test builds first), in a process of its own that the error ends.
+  const built = new URL('../../dist/src/observability/logger.js', import.meta.url).href;
+  const run = (fail: string) =>
+    spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(built)}); m.logUncaughtErrors(m.createLogger('info')); ${fail}`],
+      { encoding: 'utf8' },
+    );
+
+  it('logs an unhandled rejection as one fatal JSON line, then the process exits 1 as before', () => {
+    const r = run("setTimeout(() => Promise.reject(new Error('boom')), 0);");
+    expect(r.status).toBe(1);
+    const line = JSON.parse(r.stdout.trim().split('\n')[0] ?? '') as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 'fatal', origin: 'unhandledRejection', msg: 'unhandled promise rejection: exiting' });
+    expect((line['err'] as { message: string }).message).toBe('boom');
+    expect(r.stderr).toContain('boom');
+  });
+
+  it('logs an uncaught exception the same way', () => {
+    const r = run("setTimeout(() => { throw new Error('bang'); }, 0);");
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ level: 'fatal', origin: 'uncaughtException', msg: 'uncaught error: exiting' });
   });
 });
