@@ -14,6 +14,7 @@ import type { GroupReader } from '../store/group-store.js';
 import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import type { PersonReader } from '../store/person-store.js';
 import { exceedsCodePoints } from '../util/code-points.js';
+import { mergeOwn } from '../util/plain-object.js';
 import { withMatchTimeProperties } from './match-time-properties.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 
@@ -47,7 +48,7 @@ export function buildFlagsContext(
   try {
     personId = sources.persons.personIdOf(projectId, distinctId);
     const stored = personId === undefined ? undefined : sources.persons.get(projectId, personId);
-    if (stored !== undefined) personProperties = { ...stored.properties, ...req.personProperties };
+    if (stored !== undefined) personProperties = mergeOwn(stored.properties, req.personProperties);
   } catch {
     storeError = true;
   }

@@ -6,6 +6,7 @@
  * should not miss a person in between. Pure, no I/O.
  */
 import { PERSON_PROPERTIES_FROM_EVENT, initialPropertyName } from '../persons/property-updates.js';
+import { copyOwn, hasOwn } from '../util/plain-object.js';
 
 /**
  * The Rust service's list: the properties ingestion lifts onto persons (PostHog's
@@ -16,8 +17,6 @@ const NOT_FILLED = new Set(['$os_name', 'utm_name']);
 const INITIAL_NAMES: ReadonlyMap<string, string> = new Map(
   PERSON_PROPERTIES_FROM_EVENT.filter((key) => !NOT_FILLED.has(key)).map((key) => [key, initialPropertyName(key)]),
 );
-
-const hasOwn = (o: object, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
 /**
  * `properties` with `$os` and `$os_name` mirrored when only one is present (web SDKs send the
@@ -30,7 +29,7 @@ export function withMatchTimeProperties(properties: Record<string, unknown>): Re
   let filled: Record<string, unknown> | undefined;
   const hasOs = hasOwn(properties, '$os');
   if (hasOs !== hasOwn(properties, '$os_name')) {
-    filled = { ...properties };
+    filled = copyOwn(properties);
     if (hasOs) filled.$os_name = properties.$os;
     else filled.$os = properties.$os_name;
     properties = filled;
@@ -38,7 +37,7 @@ export function withMatchTimeProperties(properties: Record<string, unknown>): Re
   for (const key in properties) {
     const initial = INITIAL_NAMES.get(key);
     if (initial === undefined || hasOwn(properties, initial) || !hasOwn(properties, key)) continue;
-    filled ??= { ...properties };
+    filled ??= copyOwn(properties);
     filled[initial] = properties[key];
   }
   return filled ?? properties;

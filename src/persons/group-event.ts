@@ -24,7 +24,7 @@
 import { jsonEqual } from '../flags/json-equal.js';
 import type { StoredEvent } from '../ingest/types.js';
 import { MAX_GROUP_KEY_CHARS } from '../limits.js';
-import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
+import { copyOwn, hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
 
 export interface GroupIdentify {
   groupType: string;
@@ -113,7 +113,7 @@ export function applyGroupSet(
   for (const [key, value] of Object.entries(set)) {
     const now = properties ?? current;
     if (hasOwn(now, key) && jsonEqual(now[key], value)) continue;
-    properties ??= { ...current }; // spread copies a `__proto__` key as a key
+    properties ??= copyOwn(current); // a `__proto__` key stays a key
     setOwn(properties, key, value);
     changed = true;
   }

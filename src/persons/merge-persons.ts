@@ -10,6 +10,7 @@
  */
 import type { MergeKind } from './person-event.js';
 import { applyPropertyUpdates, type PropertyUpdates } from './property-updates.js';
+import { mergeOwn } from '../util/plain-object.js';
 
 export interface MergeablePerson {
   properties: Record<string, unknown>;
@@ -42,7 +43,7 @@ function older(target: string, source: string): string {
  * higher of the two, so that a person later split off from it outranks every deleted row.
  */
 export function mergedPerson(target: MergeablePerson, source: MergeablePerson, updates: PropertyUpdates): MergeablePerson {
-  const union = { ...source.properties, ...target.properties };
+  const union = mergeOwn(source.properties, target.properties);
   return {
     properties: applyPropertyUpdates(union, updates).properties,
     created_at: older(target.created_at, source.created_at),

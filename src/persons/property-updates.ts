@@ -29,7 +29,7 @@
  *   `'0'`, `'1'`, …).
  */
 import { jsonEqual } from '../flags/json-equal.js';
-import { hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
+import { copyOwn, hasOwn, isPlainObject, mergeOwn, setOwn } from '../util/plain-object.js';
 
 export interface PropertyUpdates {
   set: Record<string, unknown>;
@@ -116,12 +116,9 @@ const LIFTED: readonly (readonly [key: string, initial: string])[] = PERSON_PROP
   initialPropertyName(key),
 ]);
 
-/**
- * A shallow copy of a JSON object ({} for anything else). Spread defines own data properties, so
- * a key named `__proto__` is copied as a key, never as the prototype.
- */
+/** A shallow copy of a JSON object ({} for anything else); a `__proto__` key stays a key (`copyOwn`). */
 function copyObject(value: unknown): Record<string, unknown> {
-  return isPlainObject(value) ? { ...value } : {};
+  return isPlainObject(value) ? copyOwn(value) : {};
 }
 
 /** `$unset` as an array of keys (non-strings skipped) or an object whose keys are used. */
@@ -243,7 +240,9 @@ const NOTHING: readonly string[] = Object.freeze([]);
  * it, then `$creator_event_uuid`. `unset` plays no part in a creation.
  */
 export function newPersonProperties(updates: PropertyUpdates, creatorEventUuid: string): Record<string, unknown> {
-  // Spread defines own properties (a `__proto__` key stays a key); a key both sides name keeps
-  // `setOnce`'s position with `set`'s value, as assigning in turn would.
-  return { ...updates.setOnce, ...updates.set, [CREATOR_EVENT_UUID]: creatorEventUuid };
+  // A key both sides name keeps `setOnce`'s position with `set`'s value; a `__proto__` key stays
+  // a key (`mergeOwn`).
+  const properties = mergeOwn(updates.setOnce, updates.set);
+  properties[CREATOR_EVENT_UUID] = creatorEventUuid;
+  return properties;
 }
