@@ -14,7 +14,7 @@ import type { GroupReader } from '../store/group-store.js';
 import type { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import type { PersonReader } from '../store/person-store.js';
 import { exceedsCodePoints } from '../util/code-points.js';
-import { mergeOwn } from '../util/plain-object.js';
+import { copyOwn, mergeOwn } from '../util/plain-object.js';
 import { withMatchTimeProperties } from './match-time-properties.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 
@@ -58,12 +58,13 @@ export function buildFlagsContext(
   for (const [typeName, key] of Object.entries(req.groups)) {
     groups[typeName] = key;
     const overrides = req.groupProperties[typeName];
-    let props: Record<string, unknown> = { ...overrides, $group_key: key };
+    let props: Record<string, unknown> = overrides === undefined ? {} : copyOwn(overrides);
+    props.$group_key = key;
     const index = project.groupTypeIndex.get(typeName);
     if (index !== undefined) {
       try {
         const stored = sources.groups.get(projectId, index, key);
-        if (stored !== undefined) props = { ...stored.group_properties, ...props };
+        if (stored !== undefined) props = mergeOwn(stored.group_properties, props);
       } catch {
         storeError = true;
       }

@@ -147,7 +147,7 @@ function liftEventProperties(
 ): void {
   const fromServer = properties.$is_server === true;
   const source: Readonly<Record<string, unknown>> =
-    !hasOwn(properties, '$os') && hasOwn(properties, '$os_name') ? { ...properties, $os: properties.$os_name } : properties;
+    !hasOwn(properties, '$os') && hasOwn(properties, '$os_name') ? withOsFromName(properties) : properties;
   let lifted = false;
   for (const [key, initial] of LIFTED) {
     if (!hasOwn(source, key)) continue;
@@ -165,6 +165,13 @@ function liftEventProperties(
     delete set.$os_name;
     delete setOnce.$initial_os_name;
   }
+}
+
+/** A copy of the event's properties with `$os` from `$os_name` (mobile SDKs send only the latter). */
+function withOsFromName(properties: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const copy = copyOwn(properties);
+  copy.$os = properties.$os_name;
+  return copy;
 }
 
 /**
@@ -188,7 +195,7 @@ export function eventPropertyUpdates(
   if (!EVENTS_WITHOUT_LIFTING.has(eventName)) liftEventProperties(properties, set, setOnce);
   const unset = unsetKeys(properties.$unset);
   if (eventName === SURVEY_SHOWN_EVENT && !hasOwn(set, SURVEY_LAST_SEEN_DATE)) {
-    return { set: { [SURVEY_LAST_SEEN_DATE]: timestamp, ...set }, setOnce, unset };
+    return { set: mergeOwn({ [SURVEY_LAST_SEEN_DATE]: timestamp }, set), setOnce, unset };
   }
   return { set, setOnce, unset };
 }
