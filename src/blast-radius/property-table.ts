@@ -3,8 +3,8 @@
  * group of one type), kept up to date by its owner, read column-wise by the blast-radius counter
  * (`count-matching.ts`).
  *
- * Each property key has a column: a dictionary of the distinct values seen under that key, and an
- * `Int32Array` holding one value id per row. Value id 0 means "absent" (the row's bag does not
+ * Each property key has a column: a dictionary of the distinct values seen under that key, and a
+ * typed array holding one value id per row, as narrow as the dictionary allows (`ValueIds`). Value id 0 means "absent" (the row's bag does not
  * have the key); rows at or past the end of a column's `ids` are absent too. A present `null` is
  * an ordinary value, distinct from absent. Values are told apart the way the flag matchers can
  * tell them apart: scalars by identity (`1` and `"1"` differ; `-0` and `0` share an id, as no
@@ -17,7 +17,7 @@
  * columns the row holds, plus one dictionary lookup per key of the new bag whose value differs
  * from the row's current one (a person rewritten by an event mostly keeps its values: those keep
  * their ids without a lookup). A column starts sparse (a map of the rows holding the key) and
- * turns dense (4 bytes per row up to the highest row holding the key, grown by doubling) once at
+ * turns dense (1, 2 or 4 bytes per row up to the highest row holding the key, grown by doubling) once at
  * least one row in 16 up to its highest holds the key: a client's event of thousands of made-up
  * keys on a person far down the table costs those keys' entries, not thousands of arrays of every
  * row (one 99 KB `$set` took 625 MB), nor a pass over them at every later upsert. A sparse
@@ -32,12 +32,31 @@ export type RowId = number | string;
 /** Value id of "the row does not have this key". */
 export const ABSENT_VALUE = 0;
 
+/**
+ * Value ids by row: one byte each while a column has fewer than 256 values (most have a handful:
+ * browsers, countries, plans), two below 65,536, then four. A million persons with 15 properties
+ * took 221 bytes each in a table of 4-byte ids, ~45 of them for the ids.
+ */
+export type ValueIds = Uint8Array | Uint16Array | Int32Array;
+
 /** One property key's values, as the counter reads them. */
 export interface PropertyColumn {
   /** Distinct values by value id; entry 0 (`ABSENT_VALUE`) is a placeholder for "absent". */
   readonly values: readonly unknown[];
-  /** Value id per row; rows at or past its length are absent. Replaced when it grows (read it once per use). */
-  readonly ids: Int32Array;
+  /** Value id per row; rows at or past its length are absent. Replaced when it grows or widens (read it once per use). */
+  readonly ids: ValueIds;
+}
+
+/** An id array of `length` rows wide enough for ids below `valueCount`. */
+function idArray(length: number, valueCount: number): ValueIds {
+  if (valueCount <= 0x100) return new Uint8Array(length);
+  if (valueCount <= 0x10000) return new Uint16Array(length);
+  return new Int32Array(length);
+}
+
+/** Whether `ids` can hold `id`. */
+function holds(ids: ValueIds, id: number): boolean {
+  return ids instanceof Int32Array || id < (ids instanceof Uint8Array ? 0x100 : 0x10000);
 }
 
 const INITIAL_ROWS = 16;
@@ -70,7 +89,7 @@ const DENSE_FILL = 16;
 class Column implements PropertyColumn {
   readonly values: unknown[] = [undefined];
   /** Value id per row once dense; until then undefined and `sparse` holds the rows. */
-  private dense: Int32Array | undefined;
+  private dense: ValueIds | undefined;
   /** Row → value id (never absent) while sparse. */
   private sparse: Map<number, number> | undefined = new Map();
   private highestRow = -1;
@@ -108,9 +127,9 @@ class Column implements PropertyColumn {
   }
 
   /** The value ids by row; for a sparse column, built now (as large as its highest row). */
-  get ids(): Int32Array {
+  get ids(): ValueIds {
     if (this.dense !== undefined) return this.dense;
-    const ids = new Int32Array(this.highestRow + 1);
+    const ids = idArray(this.highestRow + 1, this.values.length);
     for (const [row, id] of this.sparse as Map<number, number>) ids[row] = id;
     return ids;
   }
@@ -118,11 +137,12 @@ class Column implements PropertyColumn {
   set(row: number, id: number): void {
     const sparse = this.sparse;
     if (sparse === undefined) {
-      let dense = this.dense as Int32Array;
-      if (row >= dense.length) {
-        const grown = new Int32Array(grownLength(dense.length, row + 1));
-        grown.set(dense);
-        this.dense = dense = grown;
+      let dense = this.dense as ValueIds;
+      if (row >= dense.length || !holds(dense, id)) {
+        // Grown by doubling, widened once the dictionary outgrows the width (twice at most).
+        const wider = idArray(grownLength(dense.length, row + 1), this.values.length);
+        wider.set(dense);
+        this.dense = dense = wider;
       }
       dense[row] = id;
       return;
@@ -144,7 +164,7 @@ class Column implements PropertyColumn {
 
   clear(row: number): void {
     if (this.sparse !== undefined) this.sparse.delete(row);
-    else if (row < (this.dense as Int32Array).length) (this.dense as Int32Array)[row] = ABSENT_VALUE;
+    else if (row < (this.dense as ValueIds).length) (this.dense as ValueIds)[row] = ABSENT_VALUE;
   }
 
   /** The rows a sparse column holds (none once dense). */
@@ -154,7 +174,7 @@ class Column implements PropertyColumn {
 
   private idAt(row: number): number {
     if (this.sparse !== undefined) return this.sparse.get(row) ?? ABSENT_VALUE;
-    const dense = this.dense as Int32Array;
+    const dense = this.dense as ValueIds;
     return row < dense.length ? (dense[row] as number) : ABSENT_VALUE;
   }
 }
