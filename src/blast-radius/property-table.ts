@@ -179,13 +179,63 @@ class Column implements PropertyColumn {
   }
 }
 
+/**
+ * Rows by id. Person ids are integers counted up from 1 per project, so they index a typed array
+ * (4 bytes each, grown by doubling, where a Map entry took ~40); any other id (group keys, an
+ * integer far past the ones held) goes to a Map. An integer id is looked for in the array first,
+ * then in the Map, so one placed in either is found however the array grew since.
+ */
+class RowIndex {
+  /** Row + 1 by integer id; 0: not here. */
+  private byInteger = new Int32Array(0);
+  private readonly others = new Map<RowId, number>();
+  private integers = 0;
+
+  get(id: RowId): number | undefined {
+    if (typeof id === 'number' && id >= 0 && id < this.byInteger.length && Number.isInteger(id)) {
+      const row = this.byInteger[id] as number;
+      if (row !== 0) return row - 1;
+    }
+    return this.others.size === 0 ? undefined : this.others.get(id);
+  }
+
+  set(id: RowId, row: number): void {
+    if (this.fitsArray(id)) {
+      const n = id as number;
+      if (n >= this.byInteger.length) {
+        const grown = new Int32Array(grownLength(this.byInteger.length, n + 1));
+        grown.set(this.byInteger);
+        this.byInteger = grown;
+      }
+      if (this.byInteger[n] === 0) this.integers++;
+      this.byInteger[n] = row + 1;
+      this.others.delete(id);
+    } else {
+      this.others.set(id, row);
+    }
+  }
+
+  delete(id: RowId): void {
+    if (typeof id === 'number' && id >= 0 && id < this.byInteger.length && Number.isInteger(id) && this.byInteger[id] !== 0) {
+      this.byInteger[id] = 0;
+      this.integers--;
+    }
+    this.others.delete(id);
+  }
+
+  /** An integer id within a few times the integer ids held (so a stray huge id cannot size the array). */
+  private fitsArray(id: RowId): boolean {
+    return typeof id === 'number' && Number.isInteger(id) && id >= 0 && id < Math.max(4096, 4 * (this.integers + 1), this.byInteger.length);
+  }
+}
+
 export class PropertyTable {
   private readonly columnsByKey = new Map<string, Column>();
   /** The dense columns: every upsert clears its row in those it does not set. */
   private readonly denseColumns: Column[] = [];
   /** Row → the sparse columns holding it: an upsert clears those it does not set. */
   private readonly sparseColumnsOfRow = new Map<number, Set<Column>>();
-  private readonly rowById = new Map<RowId, number>();
+  private readonly rowById = new RowIndex();
   /** Rows freed by `remove`, reused (last freed first) before new rows are added. */
   private readonly freeRows: number[] = [];
   private live = new Uint8Array(INITIAL_ROWS);

@@ -57,3 +57,39 @@ describe('PropertyTable value ids', () => {
     expect(valueAt(rare, table.rowOf(101) as number)).toBeUndefined();
   });
 });
+
+describe('PropertyTable rows by id', () => {
+  it('finds rows by integer ids (small, huge, negative, fractional) and by string ids, told apart', () => {
+    const table = new PropertyTable();
+    const ids = [1, 2, 3, 5000, 1e12, -1, 2.5, '1', 'group-a', 0];
+    ids.forEach((id, i) => table.upsert(id, { i }));
+    expect(table.size).toBe(ids.length);
+    ids.forEach((id, i) => {
+      const row = table.rowOf(id);
+      expect(row, String(id)).toBeDefined();
+      expect(valueAt(table.column('i') as PropertyColumn, row as number)).toBe(i);
+    });
+    expect(table.rowOf(4)).toBeUndefined();
+    expect(table.rowOf('2')).toBeUndefined();
+    expect(table.rowOf(1)).not.toBe(table.rowOf('1'));
+  });
+
+  it('forgets removed ids and reuses their rows, with ids placed before and after the index grew', () => {
+    const table = new PropertyTable();
+    table.upsert(100_000, { k: 'early' }); // far past the ids held: kept aside
+    for (let id = 1; id <= 50_000; id++) table.upsert(id, { k: id });
+    table.upsert(100_000, { k: 'again' }); // the index has grown past it meanwhile
+    expect(valueAt(table.column('k') as PropertyColumn, table.rowOf(100_000) as number)).toBe('again');
+    expect(table.size).toBe(50_001);
+    const freed = [table.rowOf(7) as number, table.rowOf(100_000) as number];
+    expect(table.remove(7)).toBe(true);
+    expect(table.remove(7)).toBe(false);
+    expect(table.remove(100_000)).toBe(true);
+    expect(table.rowOf(7)).toBeUndefined();
+    expect(table.rowOf(100_000)).toBeUndefined();
+    table.upsert(100_000, { k: 'third' });
+    expect(freed).toContain(table.rowOf(100_000)); // a freed row, not a new one
+    expect(valueAt(table.column('k') as PropertyColumn, table.rowOf(100_000) as number)).toBe('third');
+    expect(table.size).toBe(50_000);
+  });
+});
