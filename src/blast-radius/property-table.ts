@@ -23,7 +23,9 @@
  * row (one 99 KB `$set` took 625 MB), nor a pass over them at every later upsert. A sparse
  * column's `ids` are built when a count reads them. Dictionaries only grow: a value no longer held
  * by any row stays until the table is rebuilt (a column of ever-changing values, such as a current
- * URL, grows with every value it has seen).
+ * URL, grows with every value it has seen). A column whose values are nearly all different (a
+ * `$creator_event_uuid` per person) stops looking scalars up (`idOf`): each new value takes a new
+ * id, so an equal value may hold several, which the counter matches each in turn.
  */
 
 /** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
@@ -86,6 +88,13 @@ function canonicalJson(value: unknown): string {
 const DENSE_FROM_ROWS = 64;
 const DENSE_FILL = 16;
 
+/**
+ * Scalar lookups are judged in windows of this many: a window in which at least 15 in 16 values
+ * were new ends them. Their map cost ~60 of the ~120 bytes a person with a unique
+ * `$creator_event_uuid` took in the table.
+ */
+const DEDUPE_WINDOW = 4096;
+
 class Column implements PropertyColumn {
   readonly values: unknown[] = [undefined];
   /** Value id per row once dense; until then undefined and `sparse` holds the rows. */
@@ -95,22 +104,47 @@ class Column implements PropertyColumn {
   private highestRow = -1;
   /** The upsert that last gave this column a value for its row (`PropertyTable.upsert`). */
   touchedBy = 0;
-  /** Scalars (and anything not an object) by SameValueZero. */
-  private readonly scalarIds = new Map<unknown, number>();
+  /** Scalars (and anything not an object) by SameValueZero; undefined once they stop being looked up. */
+  private scalarIds: Map<unknown, number> | undefined = new Map();
+  /** Scalar lookups in the current window, and how many found nothing. */
+  private lookups = 0;
+  private misses = 0;
   /** Arrays and objects by canonical JSON text. */
   private readonly compositeIds = new Map<string, number>();
 
   /** The value id of `value`, added to the dictionary when new. */
   idOf(value: unknown): number {
     const composite = typeof value === 'object' && value !== null;
-    const text = composite ? canonicalJson(value) : '';
-    const known = composite ? this.compositeIds.get(text) : this.scalarIds.get(value);
+    if (composite) {
+      const text = canonicalJson(value);
+      const known = this.compositeIds.get(text);
+      if (known !== undefined) return known;
+      const id = this.add(value);
+      this.compositeIds.set(text, id);
+      return id;
+    }
+    const scalars = this.scalarIds;
+    if (scalars === undefined) return this.add(value);
+    const known = scalars.get(value);
+    this.lookups++;
     if (known !== undefined) return known;
-    const id = this.values.length;
-    this.values.push(value);
-    if (composite) this.compositeIds.set(text, id);
-    else this.scalarIds.set(value, id);
+    this.misses++;
+    const id = this.add(value);
+    scalars.set(value, id);
+    if (this.lookups >= DEDUPE_WINDOW) this.judgeWindow();
     return id;
+  }
+
+  private add(value: unknown): number {
+    this.values.push(value);
+    return this.values.length - 1;
+  }
+
+  /** Ends scalar lookups after a window of nearly all new values; else starts the next window. */
+  private judgeWindow(): void {
+    if (this.misses * 16 >= this.lookups * 15) this.scalarIds = undefined;
+    this.lookups = 0;
+    this.misses = 0;
   }
 
   /**

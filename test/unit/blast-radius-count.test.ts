@@ -416,6 +416,41 @@ describe('countMatching agrees with the flag engine (persons)', () => {
     small.upsert('c', { plan: 'PRO' });
     expect(countMatching(small, filters, options)).toBe(1);
   });
+
+  it('counts a column of values nearly all different (no longer looked up) as the engine matches them', () => {
+    const uids = new PropertyTable();
+    const people = new Map<RowId, Obj>();
+    const put = (id: RowId, props: Obj) => {
+      uids.upsert(id, props);
+      people.set(id, props);
+    };
+    for (let i = 0; i < 12_000; i++) put(i, { uid: `u-${i}`, plan: i % 2 ? 'pro' : 'free' });
+    // Equal values after the column stopped looking values up: each takes an id of its own.
+    for (let i = 0; i < 30; i++) put(20_000 + i, { uid: 'u-7', plan: 'pro' });
+    put(3, { uid: 'u-7' });
+    const columnValues = uids.column('uid')?.values ?? [];
+    expect(columnValues.filter((v) => v === 'u-7').length).toBeGreaterThan(1);
+    const uidFlags = snapshotOf({
+      'uid is u-7': { properties: [exact('uid', 'u-7')] },
+      'uid is u-7 and pro': { properties: [exact('uid', 'u-7'), exact('plan', 'pro')] },
+      'uid contains 99': { properties: [op('uid', 'icontains', '99')] },
+      'uid is not u-7': { properties: [op('uid', 'is_not', 'u-7')] },
+    });
+    const contexts = [...people.values()].map((person) => ({
+      distinctId: REQUEST_DISTINCT_ID,
+      personProperties: person,
+      groups: {},
+      groupProperties: {},
+      now: NOW,
+      isInStaticCohort: () => false,
+    }));
+    for (const key of ['uid is u-7', 'uid is u-7 and pro', 'uid contains 99', 'uid is not u-7']) {
+      const expected = engineCount(uidFlags, key, contexts);
+      expect(expected.enabled, key).toBeGreaterThan(0);
+      expect(countMatching(uids, filtersOf(uidFlags, key), options), key).toBe(expected.enabled);
+    }
+    expect(engineCount(uidFlags, 'uid is u-7', contexts).enabled).toBe(32);
+  });
 });
 
 describe('countMatching agrees with the flag engine (groups)', () => {

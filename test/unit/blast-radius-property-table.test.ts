@@ -20,6 +20,8 @@ describe('PropertyTable value ids', () => {
     expect(plan.ids).toBeInstanceOf(Uint8Array);
     expect(small.ids).toBeInstanceOf(Uint16Array);
     expect(n.ids).toBeInstanceOf(Int32Array);
+    // Repeated values keep one id each; a column of new values only stops looking them up.
+    expect([plan.values.length, small.values.length, n.values.length]).toEqual([4, 301, rows + 1]);
     for (let i = 0; i < rows; i += 997) {
       const row = table.rowOf(i + 1) as number;
       expect([valueAt(plan, row), valueAt(small, row), valueAt(n, row)]).toEqual([['free', 'pro', 'team'][i % 3], i % 300, i]);
