@@ -90,7 +90,7 @@ const DENSE_FILL = 16;
 
 /**
  * Scalar lookups are judged in windows of this many: a window in which at least 15 in 16 values
- * were new ends them. Their map cost ~60 of the ~120 bytes a person with a unique
+ * were new ends them. Their map cost ~30 of the ~120 bytes a person with a unique
  * `$creator_event_uuid` took in the table.
  */
 const DEDUPE_WINDOW = 4096;
