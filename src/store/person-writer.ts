@@ -83,8 +83,9 @@ export class PersonBatch {
 
   /** Written at `flush()`, once however many events of the batch changed the person. */
   save(projectId: number, person: PersonRecord): void {
-    this.persons.set(`${projectId}:${person.id}`, person);
-    this.dirty.set(`${projectId}:${person.id}`, projectId);
+    const k = `${projectId}:${person.id}`;
+    this.persons.set(k, person);
+    this.dirty.set(k, projectId);
   }
 
   /** A new person owning `distinctId`. */
