@@ -4,29 +4,28 @@
  * (`count-matching.ts`).
  *
  * Each property key has a column: a dictionary of the distinct values seen under that key, and a
- * typed array holding one value id per row, as narrow as the dictionary allows (`ValueIds`).
- * Value id 0 means "absent" (the row's bag does not have the key); rows at or past the end of a
- * column's `ids` are absent too. A present `null` is
- * an ordinary value, distinct from absent. Values are told apart the way the flag matchers can
- * tell them apart: scalars by identity (`1` and `"1"` differ; `-0` and `0` share an id, as no
- * matcher distinguishes them), arrays and objects by a canonical JSON text (object keys sorted,
- * non-JSON leaves printed as `null`, which is also how the matchers print them). The first value
- * seen for a text is the one kept and handed to matchers; values are kept by reference, so a bag
- * must not be mutated after it is upserted.
+ * typed array holding one value id per row, as narrow as the dictionary allows (`ValueIds`). Value
+ * id 0 means "absent" (the row's bag does not have the key); rows at or past the end of a column's
+ * `ids` are absent too. A present `null` is an ordinary value, distinct from absent. Values are
+ * told apart the way the flag matchers can tell them apart: scalars by identity (`1` and `"1"`
+ * differ; `-0` and `0` share an id, as no matcher distinguishes them), arrays and objects by a
+ * canonical JSON text (object keys sorted, non-JSON leaves printed as `null`, which is also how
+ * the matchers print them). The first value seen for a text is the one kept and handed to
+ * matchers; values are kept by reference, so a bag must not be mutated after it is upserted.
  *
  * Costs: an upsert or remove touches every dense column once (to clear the row) and the sparse
  * columns the row holds, plus one dictionary lookup per key of the new bag whose value differs
  * from the row's current one (a person rewritten by an event mostly keeps its values: those keep
  * their ids without a lookup). A column starts sparse (a map of the rows holding the key) and
  * turns dense (1, 2 or 4 bytes per row up to the highest row holding the key, grown by doubling)
- * once at least one row in 16 up to its highest holds the key: a client's event of thousands of made-up
- * keys on a person far down the table costs those keys' entries, not thousands of arrays of every
- * row (one 99 KB `$set` took 625 MB), nor a pass over them at every later upsert. A sparse
- * column's `ids` are built when a count reads them. Dictionaries only grow: a value no longer held
- * by any row stays until the table is rebuilt (a column of ever-changing values, such as a current
- * URL, grows with every value it has seen). A column whose values are nearly all different (a
- * `$creator_event_uuid` per person) stops looking scalars up (`idOf`): each new value takes a new
- * id, so an equal value may hold several, which the counter matches each in turn.
+ * once at least one row in 16 up to its highest holds the key: a client's event of thousands of
+ * made-up keys on a person far down the table costs those keys' entries, not thousands of arrays
+ * of every row (one 99 KB `$set` took 625 MB), nor a pass over them at every later upsert. A
+ * sparse column's `ids` are built when a count reads them. Dictionaries only grow: a value no
+ * longer held by any row stays until the table is rebuilt (a column of ever-changing values, such
+ * as a current URL, grows with every value it has seen). A column whose values are nearly all
+ * different (a `$creator_event_uuid` per person) stops looking scalars up (`idOf`): each new value
+ * takes a new id, so an equal value may hold several, which the counter matches each in turn.
  */
 
 /** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
