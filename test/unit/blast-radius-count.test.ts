@@ -311,6 +311,11 @@ function filtersOf(snapshot: FlagSnapshot, key: string): readonly CompiledFilter
   return (flag.conditions[0] as (typeof flag.conditions)[number]).filters;
 }
 
+/** The engine's context for one person's properties (no groups). */
+function personContext(person: Obj, isInStaticCohort: (cohortId: number) => boolean = () => false) {
+  return { distinctId: REQUEST_DISTINCT_ID, personProperties: person, groups: {}, groupProperties: {}, now: NOW, isInStaticCohort };
+}
+
 /** The engine's answer over every row: persons enabled, and the failure code if any failed. */
 function engineCount(snapshot: FlagSnapshot, key: string, contexts: Iterable<Parameters<typeof evaluateFlags>[1]>) {
   let enabled = 0;
@@ -341,14 +346,9 @@ describe('countMatching agrees with the flag engine (persons)', () => {
     now: NOW,
     staticMembers: (id) => (id === STATIC_COHORT ? staticMembers : []),
   };
-  const contexts = [...persons].map(([id, person]) => ({
-    distinctId: REQUEST_DISTINCT_ID,
-    personProperties: person,
-    groups: {},
-    groupProperties: {},
-    now: NOW,
-    isInStaticCohort: (cohortId: number) => cohortId === STATIC_COHORT && staticMembers.has(id),
-  }));
+  const contexts = [...persons].map(([id, person]) =>
+    personContext(person, (cohortId) => cohortId === STATIC_COHORT && staticMembers.has(id)),
+  );
 
   it('holds the persons left after churn', () => {
     expect(table.size).toBe(persons.size);
@@ -436,14 +436,7 @@ describe('countMatching agrees with the flag engine (persons)', () => {
       'uid contains 99': { properties: [op('uid', 'icontains', '99')] },
       'uid is not u-7': { properties: [op('uid', 'is_not', 'u-7')] },
     });
-    const contexts = [...people.values()].map((person) => ({
-      distinctId: REQUEST_DISTINCT_ID,
-      personProperties: person,
-      groups: {},
-      groupProperties: {},
-      now: NOW,
-      isInStaticCohort: () => false,
-    }));
+    const contexts = [...people.values()].map((person) => personContext(person));
     for (const key of ['uid is u-7', 'uid is u-7 and pro', 'uid contains 99', 'uid is not u-7']) {
       const expected = engineCount(uidFlags, key, contexts);
       expect(expected.enabled, key).toBeGreaterThan(0);
@@ -534,14 +527,7 @@ describe('a chain of cohorts longer than the stack', () => {
   const options: CountOptions = { mode: 'person', now: NOW, staticMembers: () => [] };
 
   it('counts as the engine evaluates, person by person', () => {
-    const contexts = [...persons.values()].map((person) => ({
-      distinctId: REQUEST_DISTINCT_ID,
-      personProperties: person,
-      groups: {},
-      groupProperties: {},
-      now: NOW,
-      isInStaticCohort: () => false,
-    }));
+    const contexts = [...persons.values()].map((person) => personContext(person));
     const expected = engineCount(snapshot, 'deep', contexts);
     expect(expected.failures).toEqual([]);
     expect(expected.enabled).toBeGreaterThan(0);
