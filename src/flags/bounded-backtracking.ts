@@ -37,6 +37,17 @@ type LimitedRegExpFactory = (pattern: string, flags: string, limit: number) => R
 let factory: LimitedRegExpFactory | undefined | null = null;
 
 /**
+ * The longest input searched in one run. V8 does not count as backtracks the steps of a greedy
+ * loop over single characters (`a*`, `.*`), and a search runs such a loop again from each start
+ * position: `(?=a*b)` against n `a`s takes about n² steps however low the limit (a 300,000
+ * character value held a thread for 16 s). Up to this length that is at most ~4 million steps a
+ * loop (about a millisecond here).
+ */
+export const ONE_RUN_MAX_LENGTH = 2048;
+/** Longer inputs are searched from fewer start positions: positions × length stays within this. */
+const STEP_BUDGET = ONE_RUN_MAX_LENGTH * ONE_RUN_MAX_LENGTH;
+
+/**
  * `pattern` (flag dialect: `u`) as a search that gives up after MAX_REGEX_BACKTRACKS backtracks;
  * undefined where this V8 cannot bound it. Throws on an invalid pattern.
  *
@@ -45,18 +56,58 @@ let factory: LimitedRegExpFactory | undefined | null = null;
  * pattern runs as `(?:pattern)|($)`: where the pattern is found nowhere, the empty alternative
  * still matches at the end of the input, its group set, so only a search that gave up finds
  * nothing at all. The added group comes after the pattern's own, whose numbers stay as written.
+ *
+ * An input longer than ONE_RUN_MAX_LENGTH is searched only from its first `reach` positions
+ * (a power of two, reach × length ≤ STEP_BUDGET), in one run of `^(?:[\s\S]{0,reach}?(?:pattern)|())`:
+ * found there, it matches; otherwise the search gave up, as `fancy_regex`'s gives up on a long
+ * input once its backtracks (each start position is one) reach its limit. A pattern anchored at
+ * the start (`^…` with no `|` outside a group) can only match at the first position, which
+ * costs one loop's steps: it is searched in one run whatever the input's length.
  */
 export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefined {
   if (factory === null) factory = loadFactory();
   if (factory === undefined) return undefined;
+  const create = factory;
   const endGroup = new RegExp(`${pattern}|`, 'u').exec('')?.length ?? 1; // the pattern's groups + 1
-  const re = factory(`(?:${pattern})|($)`, 'u', MAX_REGEX_BACKTRACKS);
+  const whole = create(`(?:${pattern})|($)`, 'u', MAX_REGEX_BACKTRACKS);
+  const anchored = anchoredAtStart(pattern);
+  const byReach = new Map<number, RegExp>();
+  const fromStart = (reach: number): RegExp => {
+    let re = byReach.get(reach);
+    if (re === undefined) {
+      re = create(`^(?:[\\s\\S]{0,${reach}}?(?:${pattern})|())`, 'u', MAX_REGEX_BACKTRACKS);
+      byReach.set(reach, re);
+    }
+    return re;
+  };
   return {
     search(input) {
-      const found = re.exec(input);
-      return found === null ? undefined : found[endGroup] === undefined;
+      if (anchored || input.length <= ONE_RUN_MAX_LENGTH) {
+        const found = whole.exec(input);
+        return found === null ? undefined : found[endGroup] === undefined;
+      }
+      const reach = 2 ** Math.floor(Math.log2(Math.max(1, STEP_BUDGET / input.length)));
+      const found = fromStart(reach).exec(input);
+      return found !== null && found[endGroup] === undefined ? true : undefined;
     },
   };
+}
+
+/** Whether `pattern` starts with `^` and has no alternative outside a group (or a class). */
+export function anchoredAtStart(pattern: string): boolean {
+  if (!pattern.startsWith('^')) return false;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i];
+    if (ch === '\\') i++;
+    else if (inClass) inClass = ch !== ']';
+    else if (ch === '[') inClass = true;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === '|' && depth === 0) return false;
+  }
+  return true;
 }
 
 function loadFactory(): LimitedRegExpFactory | undefined {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { anchoredAtStart, ONE_RUN_MAX_LENGTH } from '../../src/flags/bounded-backtracking.js';
 import { parseDrfDateTime } from '../../src/flags/drf-datetime.js';
 import { parseFlagDateValue } from '../../src/flags/flag-date-value.js';
 import { compileFlagRegex } from '../../src/flags/flag-regex.js';
@@ -84,6 +85,32 @@ describe('compileFlagRegex', () => {
     expect(compileFlagRegex('(a)(b)?\\1|(?<=x)y')?.search('abb')).toBe(false);
     expect(compileFlagRegex('(a)(b)?\\1|(?<=x)y')?.search('xy')).toBe(true);
     expect(compileFlagRegex('^(?!$)')?.search('')).toBe(false);
+  });
+
+  it('bounds the steps a greedy loop repeats at every start position of a long input', () => {
+    // V8 counts none of `a*`'s steps as backtracks: unbounded, 300,000 `a`s took 16 s.
+    const lookahead = compileFlagRegex('(?=a*b)');
+    let started = performance.now();
+    expect(lookahead?.search('a'.repeat(300_000))).toBeUndefined(); // gave up: an error, as in Rust
+    expect(performance.now() - started).toBeLessThan(1000);
+    started = performance.now();
+    expect(lookahead?.search('a'.repeat(ONE_RUN_MAX_LENGTH))).toBe(false); // short enough to search whole
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(lookahead?.search(`${'a'.repeat(100)}b${'c'.repeat(300_000)}`)).toBe(true); // found within reach
+    expect(lookahead?.search(`${'c'.repeat(300_000)}b`)).toBeUndefined(); // beyond reach: gave up
+    // Anchored at the start, only the first position can match: any length is searched whole.
+    const anchored = compileFlagRegex('^(?!.*internal)');
+    expect(anchored?.search(`https://example.com/?${'q=1&'.repeat(50_000)}`)).toBe(true);
+    expect(anchored?.search(`https://example.com/?${'q=1&'.repeat(50_000)}internal`)).toBe(false);
+  });
+
+  it('tells a pattern anchored at the start from one that is not', () => {
+    expect(anchoredAtStart('^(?=a)')).toBe(true);
+    expect(anchoredAtStart('^a(b|c)')).toBe(true);
+    expect(anchoredAtStart('^[|]\\|')).toBe(true);
+    expect(anchoredAtStart('^a|b')).toBe(false);
+    expect(anchoredAtStart('a^')).toBe(false);
+    expect(anchoredAtStart('(?<=x)^')).toBe(false);
   });
 });
 
