@@ -33,6 +33,7 @@ export function evaluateSubject(
     personProperties: {},
     groupProperties: {},
     disableFlags: false,
+    evaluationContexts: [],
   };
   const built = buildFlagsContext(projectId, flags, request, distinctId, sources, now);
   return { results: evaluateFlags(flags.snapshot, built.ctx), storeError: built.storeError };

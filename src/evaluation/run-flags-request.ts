@@ -1,7 +1,7 @@
 /**
  * One `POST /flags` or `/decide` request from bytes to response text (runs in a worker): decode
  * and parse the body, check the project key, build the context, evaluate the project's compiled
- * snapshot and encode the versioned response. Errors come back as PostHog-shaped bodies.
+ * snapshot (the flags the request may see) and encode the versioned response. Errors come back as PostHog-shaped bodies.
  */
 import { randomUUID } from 'node:crypto';
 import { HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
@@ -9,6 +9,7 @@ import { evaluateFlags } from '../flags/engine/evaluate-flags.js';
 import type { FlagResult } from '../flags/engine/evaluate-types.js';
 import { remoteConfigFields } from '../flags/remote-config.js';
 import { decodeFlagsBody } from '../flags/serve/decode-flags-body.js';
+import { detectRuntime, visibleSlots } from '../flags/serve/flag-visibility.js';
 import { parseFlagsQuery } from '../flags/serve/flags-query.js';
 import { parseFlagsRequest, requireDistinctId } from '../flags/serve/flags-request.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -21,6 +22,9 @@ export interface FlagsHttpRequest {
   contentType: string;
   contentEncoding: string;
   body: Uint8Array;
+  /** `User-Agent` ('' when absent), and whether a header only browsers send came: the caller's runtime. */
+  userAgent: string;
+  browserHeaders: boolean;
   /**
    * When to stop evaluating (ms since the epoch): the flags done by then are answered, with
    * `errorsWhileComputingFlags` set. Absent: no limit.
@@ -92,6 +96,12 @@ function evaluateRequest(
   let errors = false;
   if (!request.disableFlags) {
     const built = buildFlagsContext(project.id, flags, request, distinctId, deps, now);
+    const visible = visibleSlots(flags.snapshot, {
+      onlySurveyFlags: query.onlySurveyFlags,
+      runtime: detectRuntime({ explicit: request.evaluationRuntime, userAgent: req.userAgent, browserHeaders: req.browserHeaders }),
+      contexts: request.evaluationContexts,
+    });
+    if (visible !== null) built.ctx.visible = visible;
     const deadline = req.deadline;
     if (deadline !== undefined) built.ctx.overBudget = () => Date.now() > deadline;
     const evaluated = evaluateFlags(flags.snapshot, built.ctx);

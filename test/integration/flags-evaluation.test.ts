@@ -249,6 +249,46 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(await flag('aaaa')).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
   });
 
+  it('bounds a lookaround whose greedy loop V8 repeats at every position of a long value', async () => {
+    await createFlag({
+      key: 'lookahead-loop',
+      filters: { groups: [{ properties: [{ key: 'name', value: '(?=a*b)', operator: 'regex', type: 'person' }] }] },
+    });
+    const started = Date.now();
+    const r = await postJson(d, '/flags/?v=2', flagsBody({ person_properties: { name: 'a'.repeat(300_000) } }));
+    expect(Date.now() - started).toBeLessThan(2000); // unbounded: 16 s
+    expect((r.json as V2Body).flags['lookahead-loop']).toMatchObject({ enabled: false });
+    expect((await postJson(d, '/flags/?v=2', flagsBody({ person_properties: { name: 'aab' } }))).json).toMatchObject({
+      flags: { 'lookahead-loop': { enabled: true } },
+    });
+  });
+
+  it("answers only the flags the caller's runtime, evaluation contexts and survey mode may see", async () => {
+    const on = { groups: [{ properties: [], rollout_percentage: 100 }] };
+    await createFlag({ key: 'server-side', evaluation_runtime: 'server', filters: on });
+    await createFlag({ key: 'client-side', evaluation_runtime: 'client', filters: on });
+    await createFlag({ key: 'prod-tagged', tags: ['prod'], evaluation_tags: ['prod'], filters: on });
+    await createFlag({ key: 'survey-targeting-visible', filters: on });
+    const keys = async (query: string, extra: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const r = await postJson(d, `/flags/?v=2${query}`, flagsBody(extra), headers);
+      expect(r.status, r.text).toBe(200);
+      return Object.keys((r.json as V2Body).flags);
+    };
+    const node = await keys('', {}, { 'user-agent': 'posthog-node/5.9.1' });
+    expect(node).toContain('server-side');
+    expect(node).not.toContain('client-side');
+    expect(node).toContain('prod-tagged'); // no contexts asked: tags do not filter
+    const browser = await keys('', {}, { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120' });
+    expect(browser).toContain('client-side');
+    expect(browser).not.toContain('server-side');
+    const stated = await keys('', { evaluation_runtime: 'server' }, { 'user-agent': 'Mozilla/5.0' });
+    expect(stated).toContain('server-side');
+    expect(stated).not.toContain('client-side');
+    expect(await keys('', { evaluation_contexts: ['staging'] })).not.toContain('prod-tagged');
+    expect(await keys('', { evaluation_environments: ['prod'] })).toContain('prod-tagged');
+    expect(await keys('&only_evaluate_survey_feature_flags=true', {})).toEqual(['survey-targeting-visible']);
+  });
+
   it('answers from the request when the stored person cannot be read, with errorsWhileComputingFlags set', async () => {
     // A real store failure: a person record that is not JSON, written beside the daemon.
     const dbs = openStore({ dataDir: d.dataDir, sync: 'durable' });

@@ -23,7 +23,7 @@ describe('parseFlagsQuery: /flags', () => {
     ['version=2', 'flags-v2', false], // `version` is the field, `v` its alias
     ['ver=1.2.3&_=1700000000000&compression=base64', 'flags-v2', true], // other params do not count
   ])('%j -> %s, config %s', (query, format, config) => {
-    expect(parseFlagsQuery(query, 'flags')).toEqual({ format, config });
+    expect(parseFlagsQuery(query, 'flags')).toEqual({ format, config, onlySurveyFlags: false });
   });
 });
 
@@ -42,7 +42,7 @@ describe('parseFlagsQuery: /decide', () => {
     ['v=3&config=0', 'flags-v1', false],
     ['v=4&config=1', 'flags-v2', true],
   ])('%j -> %s, config %s', (query, format, config) => {
-    expect(parseFlagsQuery(query, 'decide')).toEqual({ format, config });
+    expect(parseFlagsQuery(query, 'decide')).toEqual({ format, config, onlySurveyFlags: false });
   });
 });
 

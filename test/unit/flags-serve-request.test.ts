@@ -24,6 +24,7 @@ describe('parseFlagsRequest', () => {
       deviceId: 'dev-1',
       disableFlags: false,
       flagKeys: ['a', 'b'],
+      evaluationContexts: [],
     });
     expect(req.personProperties).toBe(body.person_properties); // not copied
     expect(requireDistinctId(req)).toBe('user-1');
@@ -53,6 +54,7 @@ describe('parseFlagsRequest', () => {
       personProperties: {},
       groupProperties: {},
       disableFlags: false,
+      evaluationContexts: [],
     });
     expect('flagKeys' in req).toBe(false);
     expect('anonDistinctId' in req).toBe(false);

@@ -3,7 +3,8 @@
  * dependency reads its target's value (spec flags.md §3.5); with `flagKeys`, only those flags
  * and the flags they depend on are evaluated, and all of them are returned (the Rust service
  * evaluates and reports dependencies too). Inactive and unknown keys are never in the result
- * (spec §2.5: remote evaluation omits inactive flags). The results follow the snapshot's order.
+ * (spec §2.5: remote evaluation omits inactive flags), nor are flags the request may not see
+ * (`ctx.visible`). The results follow the snapshot's order.
  * Over the request's time budget the evaluation stops, and the results hold the flags done by
  * then (the Rust service answers the flags it could compute, with the error flag set).
  */
@@ -14,8 +15,8 @@ import { FlagResults } from './flag-results.js';
 import type { EvaluationContext, FlagResult } from './evaluate-types.js';
 import type { CompiledFlag, FlagSnapshot } from './snapshot-types.js';
 
-/** Slots of the requested active flags and everything they depend on. */
-function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[]): Uint8Array {
+/** Slots of the requested active flags and everything they depend on, among the visible ones. */
+function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[], visible: Uint8Array | undefined): Uint8Array {
   const selected = new Uint8Array(snapshot.slotCount);
   const stack: CompiledFlag[] = [];
   for (const key of keys) {
@@ -24,7 +25,7 @@ function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[]): Uint8Ar
   }
   while (stack.length > 0) {
     const flag = stack.pop() as CompiledFlag;
-    if (selected[flag.slot] === 1) continue;
+    if (selected[flag.slot] === 1 || (visible !== undefined && visible[flag.slot] !== 1)) continue;
     selected[flag.slot] = 1;
     for (const slot of flag.deps) {
       const dep = snapshot.flagBySlot[slot];
@@ -39,7 +40,7 @@ const FLAGS_PER_BUDGET_CHECK = 8;
 
 export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
   const state = createState(snapshot, ctx);
-  const selected = ctx.flagKeys === undefined ? null : selectedSlots(snapshot, ctx.flagKeys);
+  const selected = ctx.flagKeys === undefined ? (ctx.visible ?? null) : selectedSlots(snapshot, ctx.flagKeys, ctx.visible);
   const results = new Array<FlagResult | undefined>(snapshot.slotCount);
   const overBudget = ctx.overBudget;
   let count = 0;

@@ -32,6 +32,11 @@ export interface EvaluationContext {
   /** Evaluate only these keys (and the flags they depend on). */
   flagKeys?: string[];
   /**
+   * One byte per slot, 1 for the flags the request may see (serve/flag-visibility.ts); the others
+   * are neither evaluated nor answered, and a flag depending on one finds no value. Absent: all.
+   */
+  visible?: Uint8Array;
+  /**
    * Asked every few flags: true once the request's time is up. The flags not evaluated by then
    * are left out of the results, which say so (`FlagResults.complete`).
    */

@@ -1,7 +1,8 @@
 /**
  * Which response shape a `/flags` or `/decide` request gets, from its query string (spec flags.md
  * §6.1 query params, §6.2 versions; Rust `api/endpoint.rs` `flags` + `get_versioned_response`).
- * Only `v` (alias `version`) and `config` matter here; `compression` is read by decode-flags-body.
+ * `v` (alias `version`), `config` and `only_evaluate_survey_feature_flags` matter here;
+ * `compression` is read by decode-flags-body.
  */
 
 export type FlagsResponseFormat = 'decide-v1' | 'decide-v2' | 'flags-v1' | 'flags-v2';
@@ -10,6 +11,8 @@ export interface FlagsQuery {
   format: FlagsResponseFormat;
   /** Flatten the remote-config fields into the body. */
   config: boolean;
+  /** `only_evaluate_survey_feature_flags`: survey targeting flags only (flag-visibility.ts). */
+  onlySurveyFlags: boolean;
 }
 
 const I32_MIN = -2147483648;
@@ -73,5 +76,5 @@ export function parseFlagsQuery(query: string, endpoint: 'flags' | 'decide'): Fl
 
   const format: FlagsResponseFormat =
     endpoint === 'decide' ? decideFormat(version) : version !== null && version >= 2 ? 'flags-v2' : 'flags-v1';
-  return { format, config: config === true };
+  return { format, config: config === true, onlySurveyFlags: parseBoolParam(params.get('only_evaluate_survey_feature_flags')) === true };
 }

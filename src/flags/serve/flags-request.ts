@@ -9,6 +9,8 @@
 import { HedgerowError } from '../../errors.js';
 import { truncateChars } from '../../ingest/truncate-chars.js';
 import { MAX_DISTINCT_ID_CHARS } from '../../limits.js';
+import type { EvaluationRuntime } from '../feature-flag.js';
+import { runtimeFromText } from './flag-visibility.js';
 
 export interface FlagsRequest {
   token: string;
@@ -22,6 +24,10 @@ export interface FlagsRequest {
   disableFlags: boolean;
   /** flag_keys_to_evaluate / flag_keys; undefined = all */
   flagKeys?: string[];
+  /** evaluation_contexts / evaluation_environments: the tags of the flags to see (empty: all). */
+  evaluationContexts: string[];
+  /** The runtime the caller says it is (flag-visibility.ts), when it says. */
+  evaluationRuntime?: EvaluationRuntime;
 }
 
 type Obj = Record<string, unknown>;
@@ -82,11 +88,15 @@ function extractGroupProperties(value: unknown): Record<string, Record<string, u
   return out;
 }
 
-/** An array of flag keys (non-strings dropped); undefined when absent or not an array. */
-function extractFlagKeys(body: Obj): string[] | undefined {
-  const value = firstPresent(body.flag_keys_to_evaluate, body.flag_keys);
+/** The strings of an array; undefined when it is not an array. */
+function stringsOf(value: unknown): string[] | undefined {
   if (!Array.isArray(value)) return undefined;
   return value.every((k) => typeof k === 'string') ? (value as string[]) : value.filter((k) => typeof k === 'string');
+}
+
+/** An array of flag keys (non-strings dropped); undefined when absent or not an array. */
+function extractFlagKeys(body: Obj): string[] | undefined {
+  return stringsOf(firstPresent(body.flag_keys_to_evaluate, body.flag_keys));
 }
 
 /**
@@ -110,7 +120,9 @@ export function parseFlagsRequest(body: unknown): FlagsRequest {
     personProperties,
     groupProperties: extractGroupProperties(firstPresent(body.group_properties, body.$group_properties)),
     disableFlags: body.disable_flags === true,
+    evaluationContexts: stringsOf(firstPresent(body.evaluation_contexts, body.evaluation_environments)) ?? [],
   };
+  if (typeof body.evaluation_runtime === 'string') req.evaluationRuntime = runtimeFromText(body.evaluation_runtime);
 
   const anon =
     nonEmptyString(firstPresent(body.$anon_distinct_id, body.anon_distinct_id)) ??

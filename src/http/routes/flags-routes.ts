@@ -107,6 +107,9 @@ function flaglessResponse(
   return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body };
 }
 
+/** Headers only browsers send: a request with one comes from a client runtime (flag-visibility.ts). */
+const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-mode', 'sec-fetch-site'];
+
 export function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide', deadline?: number): FlagsHttpRequest {
   const out: FlagsHttpRequest = {
     endpoint,
@@ -114,6 +117,8 @@ export function toFlagsRequest(req: HttpRequest, endpoint: 'flags' | 'decide', d
     contentType: req.header('content-type'),
     contentEncoding: req.header('content-encoding'),
     body: req.body,
+    userAgent: req.header('user-agent'),
+    browserHeaders: BROWSER_HEADERS.some((name) => req.header(name) !== ''),
   };
   if (deadline !== undefined) out.deadline = deadline;
   return out;
