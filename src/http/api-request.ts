@@ -15,6 +15,7 @@ import { HedgerowError } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../limits.js';
 import type { AuthStore, Organization, Project } from '../store/auth-store.js';
 import { exceedsMaxDepth } from '../util/json-depth.js';
+import { QueryParams } from './query-params.js';
 import type { Params } from './router.js';
 import type { HttpRequest } from './types.js';
 
@@ -81,7 +82,7 @@ export function organizationRequest(
 }
 
 function apiRequest(auth: AuthStore, http: HttpRequest, scope: RequiredScope): ApiRequest {
-  const query = new URLSearchParams(http.query);
+  const query = new QueryParams(http.query);
   const body = readBody(http);
   const principal = authenticatePersonalKey(auth, http.header('authorization'), query, body);
   requireScope(principal, scope);
