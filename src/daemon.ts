@@ -262,6 +262,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
         metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
         metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
         for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
+        for (const b of r.unreadable) log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
         livePool.resume();
       },
       onRetry: (error, delayMs) => {

@@ -41,6 +41,8 @@ export interface BatchReport {
   outcomes: Partial<Record<ApplyOutcome | 'failed', number>>;
   /** Events whose processing threw (a bug): skipped, with the error. */
   failures: { uuid: string; error: string }[];
+  /** Blocks that could not be read (a bug): passed over, with the error; their events are still in the log. */
+  unreadable: { key: EventKey; error: string }[];
   /** Blocks read since the last report: handed over by the daemon, or read back from the store. */
   blocksRead: BlocksRead;
 }
@@ -57,6 +59,15 @@ export interface BlocksRead {
  * from a bug: the same block would meet them again.
  */
 const MDB_MAP_FULL = -30792;
+
+/** A block's events, or undefined when it cannot be read. */
+function readBlock(value: Uint8Array): StoredEvent[] | undefined {
+  try {
+    return decodeBlock(value);
+  } catch {
+    return undefined;
+  }
+}
 
 export function isTransientStoreError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -105,7 +116,7 @@ export class PersonProcessor {
   /** Events committed after the cursor (counted once, at start, for the lag gauge). */
   backlog(): number {
     let n = 0;
-    for (const { value } of this.blocksAfter(this.cursor)) n += decodeBlock(value).length;
+    for (const { value } of this.blocksAfter(this.cursor)) n += readBlock(value)?.length ?? 0;
     return n;
   }
 
@@ -123,6 +134,7 @@ export class PersonProcessor {
     this.dbs.root.resetReadTxn();
     const outcomes: Partial<Record<ApplyOutcome | 'failed', number>> = {};
     const failures: { uuid: string; error: string }[] = [];
+    const unreadable: { key: EventKey; error: string }[] = [];
     const applied: EventKey[] = [];
     let count = 0;
     const writes = new PendingWrites();
@@ -132,7 +144,13 @@ export class PersonProcessor {
     for (const { key, value, handedOff } of this.blocksAfter(this.cursor)) {
       if (handedOff) this.blocksRead.handOff++;
       else this.blocksRead.store++;
-      events = decodeBlock(value);
+      try {
+        events = decodeBlock(value);
+      } catch (err) {
+        // As for an event, a block that cannot be read must not stop the processor for ever.
+        events = [];
+        unreadable.push({ key, error: err instanceof Error ? err.message : String(err) });
+      }
       for (const e of events) {
         let outcome: ApplyOutcome | 'failed';
         try {
@@ -176,6 +194,7 @@ export class PersonProcessor {
       lagSeconds: applied.map((key) => Math.max(0, nowMicros - key[0]) / 1e6),
       outcomes,
       failures,
+      unreadable,
       blocksRead: this.takeBlocksRead(),
     };
   }
@@ -205,6 +224,7 @@ export class PersonProcessor {
       lagSeconds: [Math.max(0, Date.now() * 1000 - key[0]) / 1e6],
       outcomes: { failed: lastEvents.length },
       failures: lastEvents.map((e) => ({ uuid: e.uuid, error })),
+      unreadable: [],
       blocksRead: this.takeBlocksRead(),
     };
   }

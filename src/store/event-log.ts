@@ -8,7 +8,7 @@
  * An event's position is its block key plus its index in the block.
  */
 import { randomInt } from 'node:crypto';
-import { Packr } from 'msgpackr';
+import { Packr, Unpackr } from 'msgpackr';
 import type { StoredEvent } from '../ingest/types.js';
 import { concatBytes } from '../util/concat-bytes.js';
 import type { EventKey, StoreDatabases } from './open-store.js';
@@ -29,6 +29,13 @@ const packr = new Packr({ useRecords: true, moreTypes: false, mapsAsObjects: tru
  * (~600 KB, under the per-event limit) failed its whole request with a 503, which SDKs retry.
  */
 const plainPackr = new Packr({ useRecords: false, moreTypes: false, variableMapSize: true });
+/**
+ * Plain-map blocks are read by a reader of their own. msgpackr gives records the bytes 0x40–0x7f,
+ * the integers 64–127 of a plain map, and a reader keeps the records of the last block it read:
+ * `packr` would have read a `64` after a block of records as that record (a failed or a wrong
+ * read of an acknowledged event, found by an audit).
+ */
+const plainUnpackr = new Unpackr({ useRecords: false, moreTypes: false, mapsAsObjects: true });
 
 /** Blocks of fewer events are written as consecutive plain maps. */
 const RECORDS_FROM_EVENTS = 3;
@@ -47,7 +54,7 @@ export function encodedEventSize(e: StoredEvent): number {
 
 export function decodeBlock(b: Uint8Array): StoredEvent[] {
   // A block of records is one array; a block of plain maps is a run of maps (events).
-  return isArrayHeader(b[0]) ? (packr.unpack(b) as StoredEvent[]) : (packr.unpackMultiple(b as Buffer) as StoredEvent[]);
+  return isArrayHeader(b[0]) ? (packr.unpack(b) as StoredEvent[]) : (plainUnpackr.unpackMultiple(b as Buffer) as StoredEvent[]);
 }
 
 /** msgpack's array headers: fixarray (0x90–0x9f), array 16 (0xdc) and array 32 (0xdd). */

@@ -70,6 +70,20 @@ describe('event-log blocks', () => {
     expect(encodedEventSize(event(1, { $set: wide }))).toBeGreaterThan(70_000 * 6);
   });
 
+  it('of plain maps read right after a block of records: the integers 64–127 stay integers', () => {
+    // msgpackr gives records the bytes 0x40–0x7f; a reader that had just read records took a
+    // plain map's 64 (a property, or a project id of 64–127) for one, and failed or misread it.
+    const records = Array.from({ length: 70 }, (_, i) => event(i, { [`shape${i}`]: i }));
+    for (let n = 64; n < 128; n++) {
+      const single = [{ ...event(n, { n, list: [64, 100, 127] }), project_id: n } as StoredEvent];
+      const pair = [event(n, { n }), event(n + 1, { m: n })];
+      expect(decodeBlock(encodeBlock(records))).toEqual(records);
+      expect(decodeBlock(encodeBlock(single))).toEqual(single);
+      expect(decodeBlock(encodeBlock(records))).toEqual(records);
+      expect(decodeBlock(encodeBlock(pair))).toEqual(pair);
+    }
+  });
+
   it('keep a `__proto__` property as a plain key, as the plain maps did (no prototype is set)', () => {
     const hostile = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": 1}') as Record<string, unknown>;
     const events = [event(1, hostile), event(2, hostile), event(3, hostile), event(4, hostile)];

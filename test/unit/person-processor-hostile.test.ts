@@ -85,6 +85,25 @@ describe('the person processor and hostile values', () => {
     dbs.root.close();
   });
 
+  it('passes over a block it cannot read, applying the blocks around it', async () => {
+    const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
+    const writer = new EventWriter(dbs);
+    const good = (id: string) => encodeBlock(normalizedBatch([{ event: '$pageview', distinct_id: id }]));
+    await writer.append(good('before'));
+    const [key] = await Promise.all([writer.append(Uint8Array.of(0x92, 0xc1)), writer.append(good('same-commit'))]); // 0xc1: never used
+    await writer.append(good('after'));
+
+    const processor = new PersonProcessor(dbs);
+    expect(processor.backlog()).toBe(3);
+    const reports = [];
+    for (let report = processor.step(); report !== undefined; report = processor.step()) reports.push(report);
+    const persons = new PersonReader(dbs);
+    for (const id of ['before', 'same-commit', 'after']) expect(persons.byDistinctId(1, id)).toBeDefined();
+    const unreadable = reports.flatMap((r) => r.unreadable);
+    expect(unreadable).toEqual([{ key, error: expect.any(String) }]);
+    dbs.root.close();
+  });
+
   it('changes a person or group with many properties in place: each event costs its own keys, not all of them', async () => {
     const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
     const writer = new EventWriter(dbs);
