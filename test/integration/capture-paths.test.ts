@@ -40,6 +40,15 @@ describe.each(BACKENDS)('capture paths and CORS (%s backend)', (backend) => {
     expect(stored.map((e) => e.event)).toEqual(ALL_PATHS.map((p) => `get ${p}`));
   });
 
+  it('answers HEAD as GET, without the body (axum routes HEAD to get handlers)', async () => {
+    const distinctId = uniqueId('head');
+    const payload = JSON.stringify({ event: 'head', distinct_id: distinctId, properties: { token: d.projectKey } });
+    const r = await send(d, `/e/?data=${encodeURIComponent(b64(payload))}`, { method: 'HEAD' });
+    expect({ status: r.status, text: r.text }).toEqual({ status: 200, text: '' });
+    expect((await eventsOf(d, distinctId)).map((e) => e.event)).toEqual(['head']);
+    expect((await send(d, '/e/', { method: 'PUT', body: '{}' })).status).toBe(405);
+  });
+
   it('accepts GET with a plain urlencoded JSON data= parameter', async () => {
     const distinctId = uniqueId('get-json');
     for (const path of ['/e/', '/i/v0/e', '/batch/']) {

@@ -27,7 +27,8 @@ export function addCaptureRoutes(router: Router, deps: CaptureDeps): void {
 async function handleCapture(req: HttpRequest, deps: CaptureDeps): Promise<HttpResponse> {
   const cors = corsHeaders(req);
   if (req.method === 'OPTIONS') return json(200, { status: 'Ok' }, cors);
-  if (req.method !== 'GET' && req.method !== 'POST') {
+  // HEAD runs as GET, its answer without the body (capture-rs routes with axum's `get()`).
+  if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
     return errorResponse(new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), {
       ...cors,
       allow: 'GET, POST, OPTIONS',
@@ -45,7 +46,7 @@ function toCaptureRequest(req: HttpRequest): CaptureRequest {
   return {
     path: req.path,
     query: req.query,
-    method: req.method as 'GET' | 'POST',
+    method: req.method === 'POST' ? 'POST' : 'GET',
     contentType: req.header('content-type'),
     contentEncoding: req.header('content-encoding'),
     body: req.body,
