@@ -65,10 +65,19 @@ export function bodyVerdict(total: number, cap: number): BodyVerdict {
   return 'close';
 }
 
-/** Parses a Content-Length header; undefined when absent or malformed. */
+/**
+ * Parses a Content-Length header; undefined when absent or malformed. The same length sent twice
+ * arrives joined (`47, 47`) and counts once (RFC 9110 §8.6); different lengths are malformed.
+ */
 export function parseContentLength(value: string): number | undefined {
-  if (value === '' || !/^\d{1,15}$/.test(value)) return undefined;
-  return Number(value);
+  if (value === '') return undefined;
+  const first = value.includes(',') ? sameEverywhere(value.split(',').map((v) => v.trim())) : value;
+  if (first === undefined || !/^\d{1,15}$/.test(first)) return undefined;
+  return Number(first);
+}
+
+function sameEverywhere(values: string[]): string | undefined {
+  return values.every((v) => v === values[0]) ? values[0] : undefined;
 }
 
 const EMPTY = new Uint8Array(0);

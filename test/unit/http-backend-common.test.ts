@@ -17,9 +17,11 @@ describe('backend-common', () => {
     expect([10, 11, 20, 21].map((n) => bodyVerdict(n, 10))).toEqual(['keep', 'discard', 'discard', 'close']);
   });
 
-  it('parseContentLength accepts digits only', () => {
+  it('parseContentLength accepts digits only, the same length sent twice counting once', () => {
     expect(parseContentLength('42')).toBe(42);
-    expect(['', '-1', '1e3', ' 4', '4, 4'].map(parseContentLength)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    expect(parseContentLength('42, 42')).toBe(42);
+    expect(parseContentLength('42,42,42')).toBe(42);
+    expect(['', '-1', '1e3', ' 4', '4, 5', '4,', ', 4'].map(parseContentLength)).toEqual(Array(7).fill(undefined));
   });
 
   it('formatIp writes IPv4, IPv4-mapped and compressed IPv6', () => {
