@@ -77,6 +77,21 @@ describe('parseCaptureBody', () => {
     expect(err.message.length).toBeLessThanOrEqual(150);
   });
 
+  it('refuses a lone surrogate escape anywhere, key or value, as serde_json does; keeps pairs and escaped backslashes', () => {
+    for (const body of [
+      '{"event":"a\\ud800","distinct_id":"d"}',
+      '{"event":"e","distinct_id":"u\\udfff"}',
+      '[{"event":"e","distinct_id":"d","properties":{"k\\uD800":1}}]',
+      '{"batch":[{"event":"e","distinct_id":"d","properties":{"deep":[[{"x":"\\udbff"}]]}}]}',
+    ]) {
+      const err = expectHedgerowError(() => parseCaptureBody(body, '/batch/'), 'HR_PARSE_FAILED');
+      expect(err.message).toBe('failed to parse request: lone surrogate in a \\u escape');
+    }
+    // A pair is one character; `\\ud800` is a backslash and text; both are kept.
+    const [paired] = parseCaptureBody('{"event":"\\ud83d\\ude00","distinct_id":"\\\\ud800"}', '/e/').events;
+    expect(paired).toEqual({ event: '😀', distinct_id: '\\ud800' });
+  });
+
   it('refuses JSON that is neither an object nor an array', () => {
     expectHedgerowError(() => parseCaptureBody('"hello"', '/e/'), 'HR_PARSE_FAILED');
     expectHedgerowError(() => parseCaptureBody('null', '/e/'), 'HR_PARSE_FAILED');
