@@ -25,6 +25,7 @@ import { jsonEqual } from '../flags/json-equal.js';
 import type { StoredEvent } from '../ingest/types.js';
 import { MAX_GROUP_KEY_CHARS } from '../limits.js';
 import { copyOwn, hasOwn, isPlainObject, setOwn } from '../util/plain-object.js';
+import { keyWithoutNul, withoutNul } from './without-nul.js';
 
 export interface GroupIdentify {
   groupType: string;
@@ -110,7 +111,10 @@ export function applyGroupSet(
 ): { properties: Record<string, unknown>; changed: boolean } {
   let properties: Record<string, unknown> | undefined = inPlace ? current : undefined;
   let changed = false;
-  for (const [key, value] of Object.entries(set)) {
+  for (const [sent, sentValue] of Object.entries(set)) {
+    // Stored as PostHog stores them: NUL → U+FFFD (without-nul.ts).
+    const key = keyWithoutNul(sent);
+    const value = withoutNul(sentValue);
     const now = properties ?? current;
     if (hasOwn(now, key) && jsonEqual(now[key], value)) continue;
     properties ??= copyOwn(current); // a `__proto__` key stays a key

@@ -38,7 +38,7 @@ export type PersonEventWarning =
   | { type: 'invalid_process_person_profile'; value: unknown }
   /** PostHog drops the whole event; here it simply has no person or group effect. */
   | { type: 'invalid_event_when_process_person_profile_is_false' }
-  /** `$anon_distinct_id`/`alias` was an object or array, which names no distinct id. */
+  /** `$anon_distinct_id`/`alias` was an object or array, which names no distinct id: PostHog drops the event; here it has no person or group effect. */
   | { type: 'invalid_anon_distinct_id' | 'invalid_alias'; receivedType: 'object' | 'array' };
 
 export interface PersonEventPlan {
@@ -126,7 +126,11 @@ export function planPersonEvent(e: Pick<StoredEvent, 'event' | 'distinct_id' | '
     warnings.push({ type: 'invalid_process_person_profile', value: props.$process_person_profile });
   }
   const { merge, warning } = mergeTrigger(e);
-  if (warning !== undefined) warnings.push(warning);
+  if (warning !== undefined) {
+    // PostHog's newest ingestion drops such an event; here it has no person or group effect.
+    warnings.push(warning);
+    return { processPerson: false, updates: none, warnings };
+  }
   const plan: PersonEventPlan = { processPerson: true, updates: eventPropertyUpdates(e.event, props, e.timestamp) };
   if (merge !== undefined) plan.merge = merge;
   if (warnings.length > 0) plan.warnings = warnings;

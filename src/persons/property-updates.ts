@@ -30,6 +30,7 @@
  */
 import { jsonEqual } from '../flags/json-equal.js';
 import { copyOwn, hasOwn, isPlainObject, mergeOwn, setOwn } from '../util/plain-object.js';
+import { keyWithoutNul, withoutNul } from './without-nul.js';
 
 export interface PropertyUpdates {
   set: Record<string, unknown>;
@@ -219,16 +220,19 @@ export function applyPropertyUpdates(
   let properties: Record<string, unknown> | undefined;
   // `$unset` removes only keys the person had before this event: noted before any change.
   const hadBefore = updates.unset.length === 0 ? NOTHING : updates.unset.filter((key) => hasOwn(current, key));
-  for (const key in updates.setOnce) {
+  for (const sent in updates.setOnce) {
+    if (!hasOwn(updates.setOnce, sent)) continue;
+    const key = keyWithoutNul(sent);
     const now = properties ?? current;
-    if (!hasOwn(updates.setOnce, key) || (hasOwn(now, key) && now[key] !== undefined)) continue;
+    if (hasOwn(now, key) && now[key] !== undefined) continue;
     properties ??= inPlace ? current : copyObject(current);
-    setOwn(properties, key, updates.setOnce[key]);
+    setOwn(properties, key, withoutNul(updates.setOnce[sent]));
   }
-  for (const key in updates.set) {
-    if (!hasOwn(updates.set, key)) continue;
+  for (const sent in updates.set) {
+    if (!hasOwn(updates.set, sent)) continue;
+    const key = keyWithoutNul(sent);
     const now = properties ?? current;
-    const value = updates.set[key];
+    const value = withoutNul(updates.set[sent]);
     if (jsonEqual(hasOwn(now, key) ? now[key] : undefined, value)) continue;
     properties ??= inPlace ? current : copyObject(current);
     setOwn(properties, key, value);
@@ -249,7 +253,7 @@ const NOTHING: readonly string[] = Object.freeze([]);
 export function newPersonProperties(updates: PropertyUpdates, creatorEventUuid: string): Record<string, unknown> {
   // A key both sides name keeps `setOnce`'s position with `set`'s value; a `__proto__` key stays
   // a key (`mergeOwn`).
-  const properties = mergeOwn(updates.setOnce, updates.set);
+  const properties = withoutNul(mergeOwn(updates.setOnce, updates.set)) as Record<string, unknown>;
   properties[CREATOR_EVENT_UUID] = creatorEventUuid;
   return properties;
 }

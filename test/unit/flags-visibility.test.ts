@@ -63,6 +63,12 @@ describe('visibleSlots', () => {
     expect(visibleSlots(snapshot, { onlySurveyFlags: false, runtime: 'all', contexts: [] })).toBeNull();
   });
 
+  it('leaves every flag in, whatever the caller, when no flag is restricted (survey mode aside)', () => {
+    const plain = compileSnapshot({ flags: [flag(1, 'a'), flag(2, 'b')], cohorts: [], groupTypeMapping: {}, version: 1 });
+    expect(visibleSlots(plain, { onlySurveyFlags: false, runtime: undefined, contexts: ['prod'] })).toBeNull();
+    expect(visibleSlots(plain, { onlySurveyFlags: true, runtime: undefined, contexts: [] })).toEqual(Uint8Array.of(0, 0));
+  });
+
   it('shows runtime-specific flags only to their runtime, and neither to an undetected one', () => {
     expect(visibleKeys({ runtime: 'server' })).toEqual(['plain', 'server-only', 'survey-targeting-abc', 'prod-only', 'prod-or-staging']);
     expect(visibleKeys({ runtime: 'client' })).toEqual(['plain', 'client-only', 'survey-targeting-abc', 'prod-only', 'prod-or-staging']);

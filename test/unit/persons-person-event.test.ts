@@ -126,15 +126,16 @@ describe('planPersonEvent: merge triggers (spec §7.3)', () => {
     expect(plan('$create_alias', { alias: 42 }).merge).toEqual({ kind: '$create_alias', other: '42', into: 'user-1' });
   });
 
-  it('warns and does not merge for an object or array id', () => {
+  it('warns and leaves persons alone for an object or array id (PostHog drops the event)', () => {
     const o = plan('$identify', { $anon_distinct_id: { id: 1 }, $set: { a: 1 } });
     expect(o).toEqual({
-      processPerson: true,
-      updates: { ...NONE, set: { a: 1 } },
+      processPerson: false,
+      updates: NONE,
       warnings: [{ type: 'invalid_anon_distinct_id', receivedType: 'object' }],
     });
     const a = plan('$create_alias', { alias: ['x'] });
     expect(a.merge).toBeUndefined();
+    expect(a.processPerson).toBe(false);
     expect(a.warnings).toEqual([{ type: 'invalid_alias', receivedType: 'array' }]);
   });
 

@@ -68,6 +68,9 @@ export interface VisibilityRequest {
  *   them is among the request's contexts.
  */
 export function visibleSlots(snapshot: FlagSnapshot, req: VisibilityRequest): Uint8Array | null {
+  const kinds = restrictionsOf(snapshot);
+  // Most projects restrict no flag: no walk over the flags for each request.
+  if (!req.onlySurveyFlags && !(kinds.runtime && req.runtime !== 'all') && !(kinds.tags && req.contexts.length > 0)) return null;
   let visible: Uint8Array | null = null;
   for (const flag of snapshot.flags) {
     // Flags stored before these fields existed run anywhere and carry no tags.
@@ -77,6 +80,27 @@ export function visibleSlots(snapshot: FlagSnapshot, req: VisibilityRequest): Ui
     visible[flag.slot] = 0;
   }
   return visible;
+}
+
+/** Whether any of a snapshot's flags runs in one runtime only, or has evaluation tags. */
+interface Restrictions {
+  runtime: boolean;
+  tags: boolean;
+}
+
+const restrictionsBySnapshot = new WeakMap<FlagSnapshot, Restrictions>();
+
+function restrictionsOf(snapshot: FlagSnapshot): Restrictions {
+  let r = restrictionsBySnapshot.get(snapshot);
+  if (r === undefined) {
+    r = { runtime: false, tags: false };
+    for (const { record } of snapshot.flags) {
+      if ((record.evaluation_runtime ?? 'all') !== 'all') r.runtime = true;
+      if ((record.evaluation_tags ?? []).length > 0) r.tags = true;
+    }
+    restrictionsBySnapshot.set(snapshot, r);
+  }
+  return r;
 }
 
 function isVisible(key: string, runtime: EvaluationRuntime, tags: readonly string[], req: VisibilityRequest): boolean {
