@@ -120,8 +120,15 @@ export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): Norm
     }
 
     const props = isPlainObject(raw.properties) ? raw.properties : {};
-    mergePersonProps(props, '$set', raw.$set);
-    mergePersonProps(props, '$set_once', raw.$set_once);
+    if (props.$process_person_profile === false) {
+      // Personless: PostHog's ingestion strips the person property changes (spec §7.5).
+      delete props.$set;
+      delete props.$set_once;
+      delete props.$unset;
+    } else {
+      mergePersonProps(props, '$set', raw.$set);
+      mergePersonProps(props, '$set_once', raw.$set_once);
+    }
     if (props.$ip === undefined || props.$ip === null) {
       const ip = props.capture_internal !== undefined ? INTERNAL_IP : ctx.ip;
       if (ip.length > 0) props.$ip = ip;

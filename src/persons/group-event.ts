@@ -99,6 +99,20 @@ export function groupIndexProperties(groups: unknown, mapping: ReadonlyMap<strin
 }
 
 /**
+ * The event as PostHog stores it once ingested: `$group_<index>` for each of its `$groups` whose
+ * type has an index (spec §7.4). Hedgerow stores events as captured, before the person processor
+ * gives new group types their index, and adds these when the event is read. The event itself is
+ * returned when it has nothing to add.
+ */
+export function withGroupIndexes(e: StoredEvent, mapping: ReadonlyMap<string, number>): StoredEvent {
+  const groups = e.properties.$groups;
+  if (groups === undefined || mapping.size === 0) return e;
+  const added = groupIndexProperties(groups, mapping);
+  for (const _ in added) return { ...e, properties: Object.assign(copyOwn(e.properties), added) };
+  return e;
+}
+
+/**
  * Group properties after a `$groupidentify`: each `$group_set` key is written when absent or
  * structurally different; nothing is ever removed. Returns the properties and whether they
  * changed: `current` itself when nothing changed, a copy made at the first change, or, with

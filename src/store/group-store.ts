@@ -30,6 +30,15 @@ export class GroupReader {
     return mapping;
   }
 
+  /** Group type name → index. */
+  typeIndexes(projectId: number): Map<string, number> {
+    const indexes = new Map<string, number>();
+    for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
+      indexes.set((key as [number, string])[1], value as number);
+    }
+    return indexes;
+  }
+
   get(projectId: number, typeIndex: number, key: string): GroupRecord | undefined {
     if (key.length > MAX_GROUP_KEY_CHARS) return undefined; // never stored; may not fit in an LMDB key
     return this.dbs.groups.get([projectId, typeIndex, key]) as GroupRecord | undefined;

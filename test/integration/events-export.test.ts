@@ -11,7 +11,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI_MAIN, cleanupDaemons, exportEvents, makeTempDir, newProjectKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
-import { OK, postJson } from '../helpers/http.js';
+import { apiClient } from '../helpers/api.js';
+import { OK, postJson, waitForPersons } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -108,5 +109,37 @@ describe('hedgerow events export', () => {
     const none = await runCli(['events', 'export', '--data-dir', empty]);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^hedgerow: no Hedgerow data in /);
+  });
+});
+
+describe('hedgerow events export of a larger log, with groups', () => {
+  let d: DaemonHandle;
+
+  beforeAll(async () => {
+    d = await startDaemon({ backend: 'uws' });
+    const identify = { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'company', $group_key: 'acme' } };
+    expect((await postJson(d, '/batch/', { api_key: d.projectKey, batch: [identify] })).status).toBe(200);
+    const batch = Array.from({ length: 500 }, (_, i) => ({ event: 'grouped', distinct_id: `u${i % 7}`, properties: { $groups: { company: 'acme' }, pad: 'x'.repeat(100) } }));
+    for (let i = 0; i < 4; i++) expect((await postJson(d, '/batch/', { api_key: d.projectKey, batch })).status).toBe(200);
+    await waitForPersons(d);
+  });
+  afterAll(async () => {
+    expect(await d.stop()).toBe(0);
+  });
+
+  it('adds $group_<index> for $groups, as the events API does (PostHog ingestion adds them, spec §7.4)', async () => {
+    const all = await exportEvents(d.dataDir);
+    expect(all).toHaveLength(2001);
+    expect(all[1]!.properties).toMatchObject({ $groups: { company: 'acme' }, $group_0: 'acme' });
+    const listed = await apiClient(d, d.personalKey).get('/api/projects/1/events/?event=grouped&limit=1');
+    expect((listed.json as { results: Array<{ properties: Record<string, unknown> }> }).results[0]!.properties.$group_0).toBe('acme');
+  });
+
+  it('ends quietly when its reader stops early (a closed pipe)', () => {
+    const r = spawnSync('bash', ['-c', `${process.execPath} ${CLI_MAIN} events export --data-dir ${d.dataDir} | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}`], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect([r.stdout.trim(), r.stderr]).toEqual(['0', '']);
   });
 });

@@ -109,6 +109,19 @@ describe('normalizeEvents', () => {
     expect(offset.timestamp).toBe('2024-06-01T11:59:58.500Z');
   });
 
+  it('strips $set, $set_once and $unset from a personless event, as PostHog ingestion does (spec §7.5)', () => {
+    const e = one({
+      event: '$pageview',
+      distinct_id: 'anon',
+      $set: { top: 1 },
+      properties: { $process_person_profile: false, $set: { a: 1 }, $set_once: { b: 2 }, $unset: ['c'], keep: true },
+    });
+    expect(e.properties).toMatchObject({ $process_person_profile: false, keep: true });
+    for (const key of ['$set', '$set_once', '$unset']) expect(key in e.properties).toBe(false);
+    // Any other value processes the person, and the changes stay.
+    expect(one({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: 'false', $set: { a: 1 } } }).properties.$set).toEqual({ a: 1 });
+  });
+
   describe('uuid', () => {
     it('keeps a valid uuid (lowercased) and canonicalises the 32-hex form', () => {
       expect(one({ event: 'e', distinct_id: 'd', uuid: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11' }).uuid).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');

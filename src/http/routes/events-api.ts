@@ -11,11 +11,13 @@
 import { HedgerowError } from '../../errors.js';
 import { parseDateMs } from '../../ingest/parse-date.js';
 import type { StoredEvent } from '../../ingest/types.js';
+import { withGroupIndexes } from '../../persons/group-event.js';
 import type { EventsPageQuery } from '../../persons/person-events-query.js';
 import { canonicalUuid } from '../../persons/person-list-query.js';
 import { parsePersonRef } from '../../persons/person-ref.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
+import type { GroupReader } from '../../store/group-store.js';
 import { decodeCursor, type EventsOrder } from '../../store/list-events.js';
 import { relativeDateParse } from '../../util/relative-date-parse.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
@@ -29,6 +31,8 @@ const MAX_LIMIT = 1000;
 
 interface EventsApiDeps {
   auth: AuthStore;
+  /** The project's group type indexes: events are answered with their `$group_<index>`. */
+  groups: Pick<GroupReader, 'typeIndexes'>;
   /** Reads of the log, in the worker pool (throws 503 `not_ready` until it runs). */
   scans: () => ScanPool;
 }
@@ -41,7 +45,7 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const page = await deps.scans().eventsPage(list);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
-      results: page.events.map(renderEvent),
+      results: page.events.map(rendererFor(deps, project.id)),
     });
   });
   router.add(['GET'], '/api/projects/:project_id/events/:id', 'api:event', async (req, params) => {
@@ -51,8 +55,13 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
     const found = await deps.scans().eventByUuid(project.id, uuid);
     if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
-    return json(200, renderEvent(found));
+    return json(200, rendererFor(deps, project.id)(found));
   });
+}
+
+function rendererFor(deps: EventsApiDeps, projectId: number): (e: StoredEvent) => Record<string, unknown> {
+  const indexes = deps.groups.typeIndexes(projectId);
+  return (e) => renderEvent(withGroupIndexes(e, indexes));
 }
 
 function renderEvent(e: StoredEvent): Record<string, unknown> {
