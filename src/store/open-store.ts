@@ -116,8 +116,16 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     }),
     usageRollups: root.openDB<unknown, StoreKey>('usage_rollups', { encoding: 'msgpack', keyEncoding: 'ordered-binary' }),
   };
-  if (!opts.readOnly) migrate(dbs);
+  if (opts.readOnly) refuseNewerSchema(dbs.meta.get('schema_version') as number | undefined);
+  else migrate(dbs);
   return dbs;
+}
+
+/** A directory written by a newer Hedgerow may hold what this one misreads: refused, for reading too. */
+function refuseNewerSchema(found: number | undefined): void {
+  if (found !== undefined && found > SCHEMA_VERSION) {
+    throw new Error(`data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`);
+  }
 }
 
 function migrate(dbs: StoreDatabases): void {
@@ -127,11 +135,7 @@ function migrate(dbs: StoreDatabases): void {
       dbs.meta.putSync('schema_version', SCHEMA_VERSION);
       return;
     }
-    if (found > SCHEMA_VERSION) {
-      throw new Error(
-        `data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`,
-      );
-    }
+    refuseNewerSchema(found);
     // Forward migrations, one step per version.
     if (found < 2) {
       // v2: users carry their organization membership level (PostHog's member 1 / admin 8 / owner 15).

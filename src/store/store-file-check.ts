@@ -18,6 +18,7 @@ const META_OFFSET = 24;
 const PAGE_SIZE_OFFSET = META_OFFSET + 24;
 const FREE_ROOT_OFFSET = META_OFFSET + 24 + 40;
 const MAIN_ROOT_OFFSET = META_OFFSET + 24 + 48 + 40;
+const LAST_PAGE_OFFSET = META_OFFSET + 120;
 const TXNID_OFFSET = META_OFFSET + 128;
 const META_BYTES = TXNID_OFFSET + 8;
 /** `P_INVALID`: the root of an empty tree. */
@@ -62,6 +63,13 @@ export function checkStoreFile(file: string): void {
       if (root !== NO_PAGE && root >= pages) {
         throw new StoreFileError(`${file} is cut short: ${stat.size} bytes, and its last commit's trees start at page ${root}`);
       }
+    }
+    // A copy cut a few pages short may keep its roots but lose pages of its trees: LMDB then
+    // failed an assertion, or the process got SIGBUS, after the daemon was up. LMDB opens the
+    // newer meta of the two (lmdb-js's half-page meta is read only with `usePreviousSnapshot`).
+    const lastPage = meta.readBigUInt64LE(LAST_PAGE_OFFSET);
+    if (lastPage >= pages) {
+      throw new StoreFileError(`${file} is cut short: ${stat.size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`);
     }
   } finally {
     closeSync(fd);

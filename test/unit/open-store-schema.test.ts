@@ -29,11 +29,11 @@ describe('schema version', () => {
     await reopened.root.close();
   });
 
-  it('refuses a directory written by a newer Hedgerow', async () => {
+  it('refuses a directory written by a newer Hedgerow, for reading too (events export)', async () => {
     const dir = dataDir();
     await withVersion(dir, SCHEMA_VERSION + 1);
-    expect(() => openStore({ dataDir: dir, sync: 'none' })).toThrow(
-      `data directory has schema version ${SCHEMA_VERSION + 1}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`,
-    );
+    const refusal = `data directory has schema version ${SCHEMA_VERSION + 1}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`;
+    expect(() => openStore({ dataDir: dir, sync: 'none' })).toThrow(refusal);
+    expect(() => openStore({ dataDir: dir, sync: 'none', readOnly: true })).toThrow(refusal);
   });
 });

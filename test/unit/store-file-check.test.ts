@@ -62,6 +62,14 @@ describe('checkStoreFile', () => {
     writeFileSync(path.join(dir, 'four-pages.mdb'), bytes.subarray(0, 4 * 4096));
     expect(refusal(path.join(dir, 'four-pages.mdb'))).toMatch(/cut short: 16384 bytes, and its last commit's trees start at page \d+$/);
 
+    // Its roots inside, pages of its trees past the end (as the newer meta says: page 0 here).
+    const lastPageAt = 24 + 120;
+    const pastTheEnd = Buffer.from(bytes);
+    expect(pastTheEnd.readBigUInt64LE(24 + 128)).toBeGreaterThan(pastTheEnd.readBigUInt64LE(4096 + 24 + 128));
+    pastTheEnd.writeBigUInt64LE(BigInt(bytes.length / 4096 + 3), lastPageAt);
+    writeFileSync(path.join(dir, 'cut-end.mdb'), pastTheEnd);
+    expect(refusal(path.join(dir, 'cut-end.mdb'))).toMatch(/cut short: \d+ bytes \(\d+ pages\), and its last commit uses pages up to \d+$/);
+
     copyFileSync(real, path.join(dir, 'copy.mdb'));
     expect(() => checkStoreFile(path.join(dir, 'copy.mdb'))).not.toThrow();
   });
