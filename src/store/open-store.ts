@@ -3,7 +3,7 @@
  * forward migrations. Every thread (main, workers) and every process (daemon, `hedgerow admin`)
  * opens the same environment this way; LMDB serializes their writes.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type DatabaseOptions, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import type { SyncMode } from '../config/schema.js';
@@ -70,7 +70,7 @@ function jsonValues(): DatabaseOptions {
 export function openStore(opts: OpenStoreOptions): StoreDatabases {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(opts.dataDir, 'hedgerow.mdb');
-  checkStoreFile(file);
+  const created = checkStoreFile(file) === 'absent';
   const options: RootDatabaseOptionsWithPath & { noReadAhead?: boolean } = {
     path: file,
     maxDbs: 32,
@@ -86,6 +86,10 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
     noReadAhead: true,
   };
   const root = open(options);
+  // LMDB creates its files readable by all (0644) in a directory that may be too: they hold the
+  // project tokens and secrets, so a new store is its owner's alone, as the directory is when
+  // Hedgerow makes it (and as under the systemd unit's UMask=0077).
+  if (created) for (const f of [file, `${file}-lock`]) chmodIfPresent(f, 0o600);
   const dbs: StoreDatabases = {
     root,
     // LZ4 in lmdb-js's write thread: blocks shrink several times, so commits write and map less
@@ -119,6 +123,14 @@ export function openStore(opts: OpenStoreOptions): StoreDatabases {
   if (opts.readOnly) refuseNewerSchema(dbs.meta.get('schema_version') as number | undefined);
   else migrate(dbs);
   return dbs;
+}
+
+function chmodIfPresent(file: string, mode: number): void {
+  try {
+    chmodSync(file, mode);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 /** A directory written by a newer Hedgerow may hold what this one misreads: refused, for reading too. */

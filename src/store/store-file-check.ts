@@ -31,20 +31,23 @@ export class StoreFileError extends Error {
   }
 }
 
-/** Throws StoreFileError when `file` exists and LMDB could not open it safely; a missing or empty file is created by LMDB. */
-export function checkStoreFile(file: string): void {
+/**
+ * Throws StoreFileError when `file` exists and LMDB could not open it safely; a missing or empty
+ * file is created by LMDB. Says which it found.
+ */
+export function checkStoreFile(file: string): 'absent' | 'empty' | 'ok' {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
+    if (code === 'ENOENT') return 'absent';
     throw new StoreFileError(`cannot read ${file}: ${(err as Error).message}`);
   }
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new StoreFileError(`${file} is not a file`);
-    if (stat.size === 0) return;
+    if (stat.size === 0) return 'empty';
     const first = readAt(fd, 0);
     const isLmdb =
       first !== undefined &&
@@ -71,6 +74,7 @@ export function checkStoreFile(file: string): void {
     if (lastPage >= pages) {
       throw new StoreFileError(`${file} is cut short: ${stat.size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`);
     }
+    return 'ok';
   } finally {
     closeSync(fd);
   }
