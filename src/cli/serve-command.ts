@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { startDaemon, type Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
+import { dataDirProblem } from '../store/data-dir.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
@@ -27,6 +28,8 @@ export function addServeCommand(program: Command): void {
     let config;
     try {
       config = load();
+      const problem = dataDirProblem(config.dataDir);
+      if (problem !== undefined) throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
     } catch (err) {
       if (err instanceof ConfigError) {
         process.stderr.write(`hedgerow: ${err.message}\n`);

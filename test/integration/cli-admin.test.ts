@@ -213,6 +213,16 @@ describe('bad configuration', () => {
     expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  --workers="999": must be an integer between 0 and 256 (0 = one per core)\n');
   });
 
+  it('a data directory that is a file exits non-zero naming the setting', async () => {
+    const file = path.join(makeTempDir(), 'not-a-dir');
+    writeFileSync(file, '');
+    const r = await serve([], { HEDGEROW_DATA_DIR: file });
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `hedgerow: invalid configuration (1 problem):\n  data directory ${JSON.stringify(file)} (HEDGEROW_DATA_DIR, --data-dir): is not a directory (a file is in its place)\n`,
+    ]);
+  });
+
   it('lists every bad setting at once and never echoes a secret', async () => {
     const r = await serve(['--workers', '999', '--http-backend', 'apache'], {
       HEDGEROW_PORT: 'abc',
