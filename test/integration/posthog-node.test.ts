@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { PostHog } from 'posthog-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BACKENDS, cleanupDaemons, REPO_ROOT, useDaemon } from '../helpers/daemon.js';
-import { eventsOf, uniqueId, type ApiEvent } from '../helpers/http.js';
+import { eventsOf, uniqueId, waitForPersons, type ApiEvent } from '../helpers/http.js';
 
 const POSTHOG_NODE_VERSION = (
   JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules/posthog-node/package.json'), 'utf8')) as { version: string }
@@ -78,12 +78,16 @@ describe.each(BACKENDS)('posthog-node %s', (backend) => {
     return out;
   }
 
-  /** The stored event equals the one sent, plus what the server adds ($ip, $sent_at) and skew-corrected time. */
+  /**
+   * The stored event equals the one sent, plus what the server adds ($ip, $sent_at, and
+   * `$group_<index>` for its $groups once their types have an index) and skew-corrected time.
+   */
   function expectSameEvent(stored: ApiEvent, sent: WireEvent & { sent_at: string }): void {
     expect(stored.id).toBe(sent.uuid);
     expect(stored.event).toBe(sent.event);
     expect(stored.distinct_id).toBe(sent.distinct_id);
-    expect(stored.properties).toEqual({ ...sent.properties, $ip: '127.0.0.1', $sent_at: sent.sent_at });
+    const groupIndexes = sent.properties.$groups === undefined ? {} : { $group_0: (sent.properties.$groups as { company: string }).company };
+    expect(stored.properties).toEqual({ ...sent.properties, $ip: '127.0.0.1', $sent_at: sent.sent_at, ...groupIndexes });
     expect(Math.abs(Date.parse(stored.timestamp) - Date.parse(sent.timestamp))).toBeLessThan(5000);
   }
 
@@ -114,6 +118,7 @@ describe.each(BACKENDS)('posthog-node %s', (backend) => {
     const sent = sentEvents(log);
     expect(sent.size).toBe(6);
 
+    await waitForPersons(d); // group types get their index there: events are read with `$group_<index>`
     const mine = await eventsOf(d, user);
     expect(mine.map((e) => e.event)).toEqual(['plan purchased', 'with uuid', 'in a group', '$identify', '$create_alias']);
     for (const e of mine) {
