@@ -29,7 +29,9 @@ export function addServeCommand(program: Command): void {
     try {
       config = load();
       const problem = dataDirProblem(config.dataDir);
-      if (problem !== undefined) throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
+      if (problem !== undefined) {
+        throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
+      }
     } catch (err) {
       if (err instanceof ConfigError) {
         process.stderr.write(`hedgerow: ${err.message}\n`);

@@ -1,7 +1,8 @@
 /**
  * One `POST /flags` or `/decide` request from bytes to response text (runs in a worker): decode
  * and parse the body, check the project key, build the context, evaluate the project's compiled
- * snapshot (the flags the request may see) and encode the versioned response. Errors come back as PostHog-shaped bodies.
+ * snapshot (the flags the request may see) and encode the versioned response. Errors come back
+ * as PostHog-shaped bodies.
  */
 import { randomUUID } from 'node:crypto';
 import { HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
