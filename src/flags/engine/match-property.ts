@@ -36,6 +36,7 @@
 
 import { compileFlagRegex } from '../flag-regex.js';
 import { asciiLower, rustAsF64, rustValueString } from './coerce.js';
+import { parseDateparserForm } from './dateparser-forms.js';
 import {
   compareInstants,
   type Instant,
@@ -193,20 +194,31 @@ const DATE_TESTS: Readonly<Record<string, DateTest>> = {
   is_date_exact: (o) => o === 0,
 };
 
-/** The filter date at `nowMs`; relative dates are resolved once per distinct `now`. */
+/**
+ * The filter date at `nowMs`. Relative dates, and the `dateparser` forms that take the time of
+ * day from `now` (dateparser-forms.ts), are resolved once per distinct `now`.
+ */
 function filterDate(expected: string, zone: TimeZone): ((nowMs: number) => Instant | undefined) | undefined {
   const rel = parseRelativeDate(expected);
-  if (rel === undefined) {
-    const instant = parseAbsoluteDateText(expected, zone);
-    return instant === undefined ? undefined : () => instant;
+  if (rel !== undefined) {
+    return oncePerNow((nowMs) => {
+      const ms = resolveRelativeDate(rel, nowMs, zone);
+      return ms === undefined ? undefined : instantOfMs(ms);
+    });
   }
+  const instant = parseAbsoluteDateText(expected, zone);
+  if (instant !== undefined) return () => instant;
+  if (parseDateparserForm(expected, Date.now()) === undefined) return undefined;
+  return oncePerNow((nowMs) => parseDateparserForm(expected, nowMs));
+}
+
+function oncePerNow(at: (nowMs: number) => Instant | undefined): (nowMs: number) => Instant | undefined {
   let lastNow = NaN;
   let last: Instant | undefined;
   return (nowMs) => {
     if (nowMs !== lastNow) {
       lastNow = nowMs;
-      const ms = resolveRelativeDate(rel, nowMs, zone);
-      last = ms === undefined ? undefined : instantOfMs(ms);
+      last = at(nowMs);
     }
     return last;
   };

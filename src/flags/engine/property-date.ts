@@ -7,10 +7,10 @@
  * 2. RFC 3339 with an offset (`2024-06-01T10:00:00.5+02:00`, `T`/`t`/space separator, `Z`/`z`);
  * 3. an offset-less `YYYY-MM-DD`, `YYYY-MM-DD[T| ]HH:MM[:SS[.f]]`, read in the team time zone;
  * 4. other common forms (`2022-04-05 12:34:12 +01:00`, `... GMT`, `2024/06/01`, `MM/DD/YYYY`,
- *    RFC 2822, epoch digits) via the ingestion date parser, offset-less ones read as UTC.
- *    The Rust service hands this last step to the `dateparser` crate, which knows still more
- *    forms (month names such as `May 25, 2021`, zone abbreviations such as `PST`, 12-hour
- *    clocks, two-digit years); Hedgerow does not read those, so such values do not match.
+ *    RFC 2822, epoch digits) via the ingestion date parser, offset-less ones read as UTC;
+ * 5. the Rust service hands those last steps to the `dateparser` crate, which knows more forms:
+ *    month names (`May 25, 2021`), zone abbreviations (`2021-02-21 PST`), 12-hour clocks,
+ *    two-digit years, read as the crate reads them (dateparser-forms.ts).
  * A property value that is a number, or a string Rust parses as a float (`"1710979200"`,
  * `"1e9"`), is Unix seconds, fractions kept.
  *
@@ -20,6 +20,7 @@
 
 import { parseDateMs } from '../../ingest/parse-date.js';
 import { rustParseF64 } from './coerce.js';
+import { parseDateparserForm } from './dateparser-forms.js';
 import { parseRelativeDate, resolveRelativeDate } from './relative-date.js';
 import { daysFromCivil, fieldsToMs } from '../../util/civil-date.js';
 import { instantOfWallClock, type TimeZone } from './wall-clock.js';
@@ -114,14 +115,14 @@ export function parseAbsoluteDateText(s: string, zone: TimeZone): Instant | unde
   return ms === undefined ? undefined : instantOfMs(ms);
 }
 
-/** Date text in the order above, relative dates anchored to `nowMs`. */
+/** Date text in the order above, relative dates (and `dateparser`'s date-only forms) anchored to `nowMs`. */
 export function parseDateText(s: string, zone: TimeZone, nowMs: number): Instant | undefined {
   const rel = parseRelativeDate(s);
   if (rel !== undefined) {
     const instant = resolveRelativeDate(rel, nowMs, zone);
     if (instant !== undefined) return instantOfMs(instant);
   }
-  return parseAbsoluteDateText(s, zone);
+  return parseAbsoluteDateText(s, zone) ?? parseDateparserForm(s, nowMs);
 }
 
 /** Unix seconds (fractions kept) as an instant, with Rust's float-to-integer saturation. */
