@@ -24,9 +24,7 @@ export class GroupReader {
   /** Group type index (as a string) → name, as flag definitions and snapshots take it. */
   typeMapping(projectId: number): Record<string, string> {
     const mapping: Record<string, string> = {};
-    for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
-      mapping[String(value as number)] = (key as [number, string])[1];
-    }
+    for (const [name, index] of this.typeIndexes(projectId)) mapping[String(index)] = name;
     return mapping;
   }
 
