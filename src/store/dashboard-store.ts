@@ -78,15 +78,19 @@ export class DashboardStore {
   }
 
   /**
-   * After a flag's key changes, its usage dashboard's tiles follow the new key (as PostHog
-   * re-points the insights that still reference the old one). Call inside the flag's transaction.
+   * After a flag's key changes, its usage dashboard's two system insights follow the new key,
+   * their descriptions too, as PostHog's `update_feature_flag_dashboard` finds them by name; the
+   * enrichment insights keep the key they were made with. Call inside the flag's transaction.
    */
   renameFlagKeyInTransaction(projectId: number, dashboardId: number, oldKey: string, newKey: string): void {
     const record = this.get(projectId, dashboardId);
     if (!record) return;
-    const tiles = record.tiles.map((t) =>
-      t.insight.flag_key === oldKey ? { ...t, insight: { ...t.insight, flag_key: newKey } } : t,
-    );
+    const renamed = new Map(usageInsights(newKey).map((insight) => [insight.name, insight]));
+    const tiles = record.tiles.map((t) => {
+      const system = renamed.get(t.insight.name);
+      if (system === undefined || t.insight.flag_key !== oldKey) return t;
+      return { ...t, insight: { ...t.insight, flag_key: newKey, description: system.description } };
+    });
     this.dbs.dashboards.putSync(key(projectId, dashboardId), { ...record, tiles });
   }
 

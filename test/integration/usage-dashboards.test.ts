@@ -151,6 +151,24 @@ describe('usage dashboards', () => {
     const byName = new Map(board.tiles.map((t) => [t.insight.name, t.insight.result]));
     expect(byName.get('Feature Viewed Total Volume')?.[0]?.count).toBe(2);
     expect(byName.get('Feature Interaction Total Volume')?.[0]?.count).toBe(1);
+
+    // A new key re-points the two system insights, found by name, as PostHog's
+    // update_feature_flag_dashboard does; the enrichment insights keep the key they were made with.
+    expect((await admin.patch(`${flagsPath}${flag.id}/`, { key: 'onboarding-v2' })).status).toBe(200);
+    const renamed = await dashboard(flag.usage_dashboard);
+    const keyOf = (t: (typeof renamed.tiles)[number]) =>
+      (t.insight as unknown as { filters: { properties: { values: Array<{ values: Array<{ value: string[] }> }> } } }).filters.properties.values[0]!.values[0]!.value[0];
+    const keys = Object.fromEntries(renamed.tiles.map((t) => [t.insight.name, keyOf(t)]));
+    expect(keys).toEqual({
+      'Feature Flag Called Total Volume': 'onboarding-v2',
+      'Feature Flag calls made by unique users per variant': 'onboarding-v2',
+      'Feature Interaction Total Volume': 'new-onboarding',
+      'Feature Viewed Total Volume': 'new-onboarding',
+    });
+    const described = renamed.tiles.find((t) => t.insight.name === 'Feature Flag Called Total Volume')!;
+    expect((described.insight as unknown as { description: string }).description).toBe(
+      'Shows the number of total calls made on feature flag with key: onboarding-v2',
+    );
   });
 
   it('makes a new usage dashboard on request, enriched when the flag is', async () => {

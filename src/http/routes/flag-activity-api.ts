@@ -1,7 +1,7 @@
 /**
  * The flag activity log (seed endpoints 10 and 13; spec management.md §4.1):
  * `GET …/feature_flags/activity/` (every flag of the project) and `GET …/feature_flags/:id/activity/`
- * (one flag, deleted ones included; 404 outside the project). Page-numbered, newest first; a scoped
+ * (one flag, deleted ones included; 404 with no body outside the project). Page-numbered, newest first; a scoped
  * personal key needs `activity_log:read`.
  */
 import { renderActivity, type ActivityLog } from '../../store/activity-log.js';
@@ -11,7 +11,7 @@ import { projectRequest } from '../api-request.js';
 import { pageNumberPage, parsePageNumber } from '../pagination.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
-import { FLAG_API_PREFIXES, flagOfProject, withCurrentProject } from './feature-flags-api.js';
+import { FLAG_API_PREFIXES, flagIdParam, withCurrentProject } from './feature-flags-api.js';
 
 export interface FlagActivityApiDeps {
   auth: AuthStore;
@@ -30,7 +30,9 @@ export function addFlagActivityRoutes(router: Router, deps: FlagActivityApiDeps)
     });
     router.add(['GET'], `${prefix}/:id/activity`, 'api:feature_flag_activity', (http, params) => {
       const req = projectRequest(deps.auth, http, withCurrentProject(params), 'activity_log:read');
-      const flag = flagOfProject(deps.flags, req.project.id, params);
+      // PostHog answers an unknown flag here from its own code, not DRF's: a 404 with no body.
+      const flag = deps.flags.get(req.project.id, flagIdParam(params));
+      if (!flag) return { status: 404, headers: {}, body: '' };
       const page = parsePageNumber(req.query);
       const entries = deps.activity.list(req.project.id, FLAG_ACTIVITY_SCOPE, String(flag.id));
       return json(200, pageNumberPage(http, req.query, entries, page, renderActivity));
