@@ -124,7 +124,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const flags = new FlagStore(dbs, activity, dashboards);
   const editPermission = flagEditPermission(rbac);
   const cohorts = new CohortStore(dbs);
-  addCohortsApiRoutes(router, { auth, cohorts, scans });
+  addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
   addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
   addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });

@@ -113,9 +113,10 @@ function staticMembership(
 ): (cohortId: number) => boolean {
   let otherIds: string[] | undefined;
   return (cohortId) => {
+    // Membership is a person's (PostHog's cohort-people rows): an id with no person is in no static cohort.
+    if (personId === undefined) return false;
     try {
       if (sources.cohorts.isStaticMember(projectId, cohortId, distinctId)) return true;
-      if (personId === undefined) return false;
       otherIds ??= sources.persons.distinctIdsOf(projectId, personId).filter((id) => id !== distinctId);
       return otherIds.some((id) => sources.cohorts.isStaticMember(projectId, cohortId, id));
     } catch {

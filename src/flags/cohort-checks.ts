@@ -115,3 +115,45 @@ export function checkCohortReference(value: unknown, lookup: CohortLookup): void
     }
   }
 }
+
+/**
+ * Whether flag filters use the cohort `cohortId`, through a cohort property of a condition or
+ * through the cohorts such a cohort references (PostHog's `get_cohort_ids`; a static cohort's
+ * references are not followed).
+ */
+export function filtersUseCohort(flagFilters: unknown, cohortId: number, lookup: CohortLookup): boolean {
+  let uses = false;
+  forEachLeaf(flagFilters, (leaf) => {
+    if (uses || leaf.type !== 'cohort') return;
+    const id = cohortIdOf(leaf.value);
+    const cohort = id === undefined ? undefined : lookup(id);
+    if (id === cohortId) uses = true;
+    else if (cohort !== undefined && !cohort.is_static) uses = withDependencies(cohort, lookup).some((c) => c.id === cohortId);
+  });
+  return uses;
+}
+
+/**
+ * PostHog's check of new filters for a cohort active flags use (`_validate_feature_flag_constraints`):
+ * no behavioural filter in them, nor in any non-static cohort they reference. Throws
+ * `behavioral_cohort_found` (attr `filters`).
+ */
+export function checkFiltersForFlagCohort(filters: unknown, lookup: CohortLookup): void {
+  forEachLeaf(filters, (leaf) => {
+    if (leaf.type === 'behavioral') {
+      throw new HedgerowError('HR_BEHAVIORAL_COHORT', 'Behavioral filters cannot be added to cohorts used in feature flags.');
+    }
+    if (leaf.type !== 'cohort') return;
+    const id = cohortIdOf(leaf.value);
+    const nested = id === undefined ? undefined : lookup(id);
+    if (nested === undefined) return;
+    for (const c of withDependencies(nested, lookup)) {
+      if (!c.is_static && hasBehavioralFilter(c)) {
+        throw new HedgerowError(
+          'HR_BEHAVIORAL_COHORT',
+          `A cohort dependency (${c.name}) has filters based on events. These cohorts can't be used in feature flags.`,
+        );
+      }
+    }
+  });
+}

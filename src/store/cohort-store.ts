@@ -136,10 +136,16 @@ export class CohortStore {
     }
   }
 
-  staticMemberCount(projectId: number, id: number): number {
-    return this.dbs.flags.getKeysCount({
-      start: ['cohort_member', projectId, id, ''],
-      end: ['cohort_member', projectId, id + 1, ''],
-    });
+  /**
+   * A static cohort's `count` as PostHog keeps it: its persons (one cohort-people row each), not
+   * the distinct ids kept here, and none for an id no person has yet.
+   */
+  staticMemberPersonCount(projectId: number, id: number): number {
+    const persons = new Set<number>();
+    for (const distinctId of this.staticMembers(projectId, id)) {
+      const personId = this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined;
+      if (personId !== undefined) persons.add(personId);
+    }
+    return persons.size;
   }
 }

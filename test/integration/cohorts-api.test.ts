@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';
 import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
-import { send } from '../helpers/http.js';
+import { errorBody, send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
@@ -89,6 +89,37 @@ describe('cohorts API', () => {
       filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'id', value: behavioural.id, type: 'cohort' }] }] } },
     });
     await checkVector(admin, managementVector(39, { project_id: 1, cohort_id: outer.id }));
+  });
+
+  it('refuses behavioural filters PATCHed into a cohort an active flag uses, directly or through a cohort', async () => {
+    const behaviouralLeaf = { key: '$pageview', event_type: 'events', time_value: 30, time_interval: 'day', value: 'performed_event', type: 'behavioral' };
+    const used = await createCohort({ name: 'used by a flag', filters: personGroup });
+    const outer = await createCohort({ name: 'outer', filters: { properties: { type: 'AND', values: [{ key: 'id', value: used.id, type: 'cohort' }] } } });
+    const flag = await admin.post('/api/projects/1/feature_flags/', {
+      key: `uses-outer-${outer.id}`,
+      filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: outer.id }], rollout_percentage: 100 }] },
+    });
+    expect(flag.status, flag.text).toBe(201);
+    const direct = await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [behaviouralLeaf] }] } } });
+    expect([direct.status, direct.json]).toEqual([
+      400,
+      errorBody('validation_error', 'behavioral_cohort_found', 'Behavioral filters cannot be added to cohorts used in feature flags.', 'filters'),
+    ]);
+    const events = await createCohort({ name: 'events', filters: { properties: { type: 'OR', values: [behaviouralLeaf] } } });
+    const nested = await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'AND', values: [{ key: 'id', value: events.id, type: 'cohort' }] } } });
+    expect([nested.status, (nested.json as { detail: string }).detail]).toEqual([
+      400,
+      "A cohort dependency (events) has filters based on events. These cohorts can't be used in feature flags.",
+    ]);
+    // Once no active flag uses it, the cohort takes them.
+    expect((await admin.patch(`/api/projects/1/feature_flags/${(flag.json as { id: number }).id}/`, { active: false })).status).toBe(200);
+    expect((await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'OR', values: [behaviouralLeaf] } } })).status).toBe(200);
+  });
+
+  it('holds a description to 1,000 characters, as its column', async () => {
+    const r = await admin.post(COHORTS, { name: 'long', description: 'd'.repeat(1001) });
+    expect([r.status, r.json]).toEqual([400, errorBody('validation_error', 'max_length', 'Ensure this field has no more than 1000 characters.', 'description')]);
+    expect((await admin.post(COHORTS, { name: 'fits', description: 'd'.repeat(1000) })).status).toBe(201);
   });
 
   it('vector 37: a flag may use a cohort without behavioural filters', async () => {

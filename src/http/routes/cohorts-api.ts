@@ -12,12 +12,13 @@
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../../cohorts/static-cohort-csv.js';
 import { HedgerowError, isHedgerowError } from '../../errors.js';
-import { cohortIdOf } from '../../flags/cohort-checks.js';
+import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
 import type { PersonsNamedQuery } from '../../persons/scan-persons.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
+import type { FlagReader } from '../../store/flag-store.js';
 import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
 import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
@@ -29,6 +30,8 @@ import type { HttpRequest, HttpResponse } from '../types.js';
 export interface CohortsApiDeps {
   auth: AuthStore;
   cohorts: CohortStore;
+  /** The project's flags: new filters for a cohort active flags use are checked against them. */
+  flags: Pick<FlagReader, 'list'>;
   /** Resolves members named by person UUID or email (a read of every person), in the worker pool (throws 503 `not_ready` until it runs). */
   scans: () => ScanPool;
 }
@@ -38,6 +41,8 @@ const MAX_PERSONS_PER_ADD = 1000;
 
 const COHORTS = '/api/projects/:project_id/cohorts';
 const NAME_MAX_LENGTH = 400;
+/** PostHog's `description` column: `varchar(1000)`. */
+const DESCRIPTION_MAX_LENGTH = 1000;
 
 /**
  * A `csv` upload's members, read (and resolved through the stored persons) before the
@@ -173,16 +178,33 @@ class CohortsApi {
       out.name = readCharField(body.name, 'name', { allowBlank: true, maxLength: NAME_MAX_LENGTH });
     }
     if (body.description !== undefined && body.description !== null) {
-      out.description = readCharField(body.description, 'description', { allowBlank: true });
+      out.description = readCharField(body.description, 'description', { allowBlank: true, maxLength: DESCRIPTION_MAX_LENGTH });
     }
     if (body.filters !== undefined) {
       const filters = readDictField(body.filters, 'filters');
       this.checkFilters(req.project.id, filters, current?.id);
+      if (current !== undefined && req.http.method === 'PATCH') this.checkForFlags(req.project.id, body, filters, current);
       out.filters = filters;
     }
     if (body.is_static !== undefined) out.is_static = readBooleanField(body.is_static, 'is_static', false) as boolean;
     if (body.deleted !== undefined) out.deleted = readBooleanField(body.deleted, 'deleted', false) as boolean;
     return out;
+  }
+
+  /**
+   * PATCHed filters of a cohort an active flag uses (directly or through other cohorts) may hold
+   * no behavioural filter, nor reference a cohort that does: the flag could no longer be
+   * evaluated (PostHog's `_validate_feature_flag_constraints`). A static cohort staying static
+   * is not checked: its members are a list.
+   */
+  private checkForFlags(projectId: number, body: JsonObject, filters: JsonObject, current: CohortRecord): void {
+    const willBeStatic = body.is_static !== undefined ? body.is_static === true || body.is_static === 'true' : current.is_static;
+    if (current.is_static && willBeStatic) return;
+    const lookup = (id: number) => this.deps.cohorts.get(projectId, id);
+    const used = this.deps.flags
+      .list(projectId)
+      .some((flag) => flag.active && !flag.deleted && filtersUseCohort(flag.filters, current.id, lookup));
+    if (used) checkFiltersForFlagCohort(filters, lookup);
   }
 
   /** `filters.properties` must be an AND/OR group; referenced cohorts must exist and not loop back. */
@@ -248,7 +270,7 @@ class CohortsApi {
       created_at: c.created_at,
       last_calculation: null,
       errors_calculating: 0,
-      count: c.is_static ? this.deps.cohorts.staticMemberCount(c.project_id, c.id) : null,
+      count: c.is_static ? this.deps.cohorts.staticMemberPersonCount(c.project_id, c.id) : null,
       is_static: c.is_static,
       experiment_set: [],
     };
