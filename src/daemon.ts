@@ -117,7 +117,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     if (!scanPool) throw new HedgerowError('HR_NOT_READY');
     return scanPool;
   };
-  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs) });
+  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs), persons: new PersonReader(dbs) });
   const rbac = new RbacStore(dbs);
   const activity = new ActivityLog(dbs);
   const dashboards = new DashboardStore(dbs);

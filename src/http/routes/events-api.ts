@@ -18,6 +18,7 @@ import { parsePersonRef } from '../../persons/person-ref.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { GroupReader } from '../../store/group-store.js';
+import type { PersonReader } from '../../store/person-store.js';
 import { decodeCursor, type EventsOrder } from '../../store/list-events.js';
 import { relativeDateParse } from '../../util/relative-date-parse.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
@@ -27,12 +28,15 @@ import type { Router } from '../router.js';
 import type { HttpRequest } from '../types.js';
 
 const DEFAULT_LIMIT = 100;
+const FUTURE_SLACK_MS = 5000;
 const MAX_LIMIT = 1000;
 
 interface EventsApiDeps {
   auth: AuthStore;
   /** The project's group type indexes: events are answered with their `$group_<index>`. */
   groups: Pick<GroupReader, 'typeIndexes'>;
+  /** The persons of listed events' distinct ids (each event's `person`). */
+  persons: Pick<PersonReader, 'byDistinctId' | 'distinctIdsOf'>;
   /** Reads of the log, in the worker pool (throws 503 `not_ready` until it runs). */
   scans: () => ScanPool;
 }
@@ -43,9 +47,11 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const list = listQuery(project.id, query);
     if (query.get('action_id')) return json(200, { next: null, results: [] }); // Hedgerow has no actions
     const page = await deps.scans().eventsPage(list);
+    const render = rendererFor(deps, project.id);
+    const person = personSummaries(deps, project.id);
     return json(200, {
       next: page.nextCursor ? nextUrl(req, query, page.nextCursor) : null,
-      results: page.events.map(rendererFor(deps, project.id)),
+      results: page.events.map((e) => ({ ...render(e), person: person(e.distinct_id) })),
     });
   });
   router.add(['GET'], '/api/projects/:project_id/events/:id', 'api:event', async (req, params) => {
@@ -55,9 +61,37 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
     const found = await deps.scans().eventByUuid(project.id, uuid);
     if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
-    return json(200, rendererFor(deps, project.id)(found));
+    // PostHog's retrieve passes its serializer no persons: `person` is null there.
+    return json(200, { ...rendererFor(deps, project.id)(found), person: null });
   });
 }
+
+/**
+ * A listed event's `person`, as PostHog's events list gives it (`ClickhouseEventSerializer.get_person`):
+ * whether identified, the person's first distinct id only, and of its properties only `email`,
+ * `name` and `username`; null when the distinct id has no person. Looked up once per distinct id.
+ */
+function personSummaries(deps: EventsApiDeps, projectId: number): (distinctId: string) => Record<string, unknown> | null {
+  const known = new Map<string, Record<string, unknown> | null>();
+  return (distinctId) => {
+    let summary = known.get(distinctId);
+    if (summary === undefined) {
+      const person = deps.persons.byDistinctId(projectId, distinctId);
+      summary =
+        person === undefined
+          ? null
+          : {
+              is_identified: person.is_identified,
+              distinct_ids: deps.persons.distinctIdsOf(projectId, person.id).slice(0, 1),
+              properties: Object.fromEntries(SUMMARY_PROPERTIES.filter((k) => Object.hasOwn(person.properties, k)).map((k) => [k, person.properties[k]])),
+            };
+      known.set(distinctId, summary);
+    }
+    return summary;
+  };
+}
+
+const SUMMARY_PROPERTIES = ['email', 'name', 'username'];
 
 function rendererFor(deps: EventsApiDeps, projectId: number): (e: StoredEvent) => Record<string, unknown> {
   const indexes = deps.groups.typeIndexes(projectId);
@@ -106,7 +140,9 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   const after = q.get('after');
   if (after) out.afterMs = parseInstant(after, 'after');
   const before = q.get('before');
-  if (before) out.beforeMs = parseInstant(before, 'before');
+  // Without a `before`, PostHog lists events up to 5 s from now (`query_events_list`): events
+  // dated ahead by a client's clock (kept up to 23 h ahead) wait until their time comes.
+  out.beforeMs = before ? parseInstant(before, 'before') : Date.now() + FUTURE_SLACK_MS;
   const cursor = q.get('cursor');
   if (cursor) {
     try {
