@@ -60,7 +60,10 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     expect(r.status).toBe(200);
     expect(r.json).toEqual(OK);
     const [e] = await expectStored(distinctId, [{ uuid, event: 'object event' }]);
-    expect(e).toEqual({
+    // `person` is null until the person processor has made the event's person.
+    const { person, ...stored } = e as typeof e & { person?: unknown };
+    expect(person === null || typeof person === 'object').toBe(true);
+    expect(stored).toEqual({
       id: uuid,
       event: 'object event',
       distinct_id: distinctId,
