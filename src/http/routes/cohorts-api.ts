@@ -183,10 +183,12 @@ class CohortsApi {
     if (body.filters !== undefined) {
       const filters = readDictField(body.filters, 'filters');
       this.checkFilters(req.project.id, filters, current?.id);
-      if (current !== undefined && req.http.method === 'PATCH') this.checkForFlags(req.project.id, body, filters, current);
       out.filters = filters;
     }
     if (body.is_static !== undefined) out.is_static = readBooleanField(body.is_static, 'is_static', false) as boolean;
+    if (out.filters !== undefined && current !== undefined && req.http.method === 'PATCH') {
+      this.checkForFlags(req.project.id, out.filters, current, out.is_static ?? current.is_static);
+    }
     if (body.deleted !== undefined) out.deleted = readBooleanField(body.deleted, 'deleted', false) as boolean;
     return out;
   }
@@ -197,8 +199,7 @@ class CohortsApi {
    * evaluated (PostHog's `_validate_feature_flag_constraints`). A static cohort staying static
    * is not checked: its members are a list.
    */
-  private checkForFlags(projectId: number, body: JsonObject, filters: JsonObject, current: CohortRecord): void {
-    const willBeStatic = body.is_static !== undefined ? body.is_static === true || body.is_static === 'true' : current.is_static;
+  private checkForFlags(projectId: number, filters: unknown, current: CohortRecord, willBeStatic: boolean): void {
     if (current.is_static && willBeStatic) return;
     const lookup = (id: number) => this.deps.cohorts.get(projectId, id);
     const used = this.deps.flags
