@@ -54,6 +54,8 @@ import { addFlagBlastRadiusRoutes } from './http/routes/flag-blast-radius-api.js
 import { linkSecret } from './auth/signed-link.js';
 import { UsageRollupReader } from './store/usage-rollups.js';
 import { FlagStore } from './store/flag-store.js';
+import { commitFailureReason, isCommitFailure, isTransientStoreError } from './store/store-errors.js';
+import { WriteAvailability } from './store/write-availability.js';
 import { RbacStore } from './store/rbac-store.js';
 
 export interface Daemon {
@@ -82,6 +84,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
+  const storeWrites = watchStoreWrites(dbs, metrics, log);
+  // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
+  // store refusing writes, which capture answers 503 for, not a reason to exit.
+  const onRejection = (reason: unknown): void => {
+    if (!isCommitFailure(reason)) throw reason;
+    void commitFailureReason(reason).then((why) => storeWrites.failed(reasonText(why)));
+  };
+  process.on('unhandledRejection', onRejection);
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
@@ -101,7 +111,12 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let readiness: Readiness = 'starting';
 
   const router = new Router();
-  addHealthRoutes(router, { readiness: () => readiness, metrics, beforeScrape: () => collectThreadAnswers?.() });
+  addHealthRoutes(router, {
+    readiness: () => readiness,
+    storeUnavailable: () => storeWrites.unavailable,
+    metrics,
+    beforeScrape: () => collectThreadAnswers?.(),
+  });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
@@ -165,7 +180,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
   const { backend, note, threads } = createHttpBackend(config.httpBackend, {
-    handler: (req) => handle(router, metrics, log, req),
+    handler: (req) => handle(router, metrics, log, storeWrites, req),
     maxBodyBytes: config.maxBodyBytes,
     tooLarge: (req) => {
       metrics.countRequest('too_large', req.method, 413);
@@ -226,8 +241,20 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     commit: async (block) => {
       // Handed to the processor before the commit, so that it is there before the commit is
       // visible: a busy processor would otherwise often read it back first.
-      await writer.append(block, (key) => processor?.handOff(key, block));
+      try {
+        await writer.append(block, (key) => processor?.handOff(key, block));
+      } catch (err) {
+        metrics.storeWriteFailures.inc();
+        const reason = await commitFailureReason(err);
+        storeWrites.failed(reason);
+        throw storeUnavailableError(reason);
+      }
+      storeWrites.succeeded();
       processor?.notify();
+    },
+    refusal: () => {
+      const down = storeWrites.unavailable;
+      return down ? storeUnavailableError(down.reason) : undefined;
     },
     admission: () => {
       // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
@@ -309,6 +336,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   async function shutdown(): Promise<void> {
     readiness = 'stopping';
     const started = Date.now();
+    storeWrites.close();
     await backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
@@ -321,6 +349,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await liveProcessor.stop();
     await backend.close();
     await closeStore(dbs);
+    process.off('unhandledRejection', onRejection);
     await dataDirLock.release();
     threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
@@ -333,21 +362,69 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
  * Routes one request and counts its answer. Synchronous handlers are answered in the same call
  * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
  */
-function handle(router: Router, metrics: Metrics, log: Logger, req: HttpRequest): HttpResponse | Promise<HttpResponse> {
+function handle(
+  router: Router,
+  metrics: Metrics,
+  log: Logger,
+  storeWrites: WriteAvailability,
+  req: HttpRequest,
+): HttpResponse | Promise<HttpResponse> {
   let route = 'unmatched';
   let out: HttpResponse | Promise<HttpResponse>;
+  const failed = (err: unknown): HttpResponse => {
+    if (!isTransientStoreError(err)) return unhandled(log, req, err);
+    // A management write the store refused (a full disk): 503, as capture answers, and
+    // /_readyz says so until a write commits again.
+    metrics.storeWriteFailures.inc();
+    storeWrites.failed(reasonText(err));
+    return errorResponse(storeUnavailableError(reasonText(err)));
+  };
   try {
     const matched = router.match(req);
     route = matched.name;
     out = matched.run();
   } catch (err) {
-    return counted(metrics, route, req, unhandled(log, req, err));
+    return counted(metrics, route, req, failed(err));
   }
   if (!(out instanceof Promise)) return counted(metrics, route, req, out);
   return out.then(
     (res) => counted(metrics, route, req, res),
-    (err: unknown) => counted(metrics, route, req, unhandled(log, req, err)),
+    (err: unknown) => counted(metrics, route, req, failed(err)),
   );
+}
+
+/** Store writes are watched from the first refusal until a write, or a probe every second, commits. */
+function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): WriteAvailability {
+  return new WriteAvailability({
+    probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
+    describe: async (err) => {
+      metrics.storeWriteFailures.inc();
+      return commitFailureReason(err);
+    },
+    intervalMs: STORE_PROBE_INTERVAL_MS,
+    onUnavailable: (reason) => {
+      metrics.storeWritable.set(0);
+      log.error({ reason }, 'the store refuses writes: capture answers 503 until a write commits again (tried every second)');
+    },
+    onAvailable: (ms) => {
+      metrics.storeWritable.set(1);
+      log.info({ unavailable_ms: ms }, 'the store takes writes again: capture resumed');
+    },
+  });
+}
+
+/** The meta key the probe rewrites while the store refuses writes. */
+const STORE_PROBE_KEY = 'store:last-probe';
+const STORE_PROBE_INTERVAL_MS = 1000;
+
+function storeUnavailableError(reason: string): HedgerowError {
+  return new HedgerowError('HR_STORE_UNAVAILABLE', `Hedgerow cannot write to its store right now (${reason}); retry shortly.`);
+}
+
+/** The first clause of a store error's message: `No space left on device`, without lmdb-js's page details. */
+function reasonText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/:.*$/s, '');
 }
 
 function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {

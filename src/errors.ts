@@ -293,6 +293,12 @@ export const ERRORS = Object.freeze({
   // --- server ---
   HR_NOT_READY: entry(503, 'server_error', 'not_ready', 'Hedgerow is starting or shutting down; retry shortly.'),
   HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event. Please try again.'),
+  HR_STORE_UNAVAILABLE: entry(
+    503,
+    'server_error',
+    'store_unavailable',
+    'Hedgerow cannot write to its store right now; retry shortly.',
+  ),
   HR_CAPTURE_OVERLOADED: entry(
     503,
     'server_error',

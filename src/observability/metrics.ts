@@ -53,6 +53,10 @@ export interface Metrics {
   readonly captureHeldForPersons: Counter;
   /** Install the function the processor's events-behind gauge reads at each scrape. */
   setPersonBacklogProbe(probe: () => number): void;
+  /** Writes the store refused (event-log commits, probes, management writes). */
+  readonly storeWriteFailures: Counter;
+  /** 1 while the store takes writes, 0 while it refuses them. */
+  readonly storeWritable: Gauge;
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -172,6 +176,18 @@ export function createMetrics(): Metrics {
     },
   });
 
+  const storeWriteFailures = new Counter({
+    name: 'hedgerow_store_write_failures_total',
+    help: 'Writes the store refused (a full disk, an I/O error, a full map): event-log commits, the probes made while it refuses them, management writes',
+    registers,
+  });
+  const storeWritable = new Gauge({
+    name: 'hedgerow_store_writable',
+    help: '1 while the store takes writes; 0 while it refuses them (capture answers 503 store_unavailable, /_readyz says why)',
+    registers,
+  });
+  storeWritable.set(1);
+
   new Counter({
     name: 'hedgerow_thread_cpu_seconds_total',
     help: 'User and system CPU time of each of the daemon\'s threads (main, http-N, pool-N, person-processor-1) by OS thread id, and of the rest of the process (other: V8, libuv and lmdb-js helper threads, ended threads)',
@@ -190,6 +206,8 @@ export function createMetrics(): Metrics {
     personBlocksRead,
     personProcessingLag,
     captureHeldForPersons,
+    storeWriteFailures,
+    storeWritable,
     setPersonBacklogProbe(p) {
       backlogProbe = p;
     },

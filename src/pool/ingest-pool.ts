@@ -13,7 +13,7 @@
  * `resume()` starts what waited. The small requests handled on the main thread are never held:
  * one thread of them cannot outrun the processor.
  */
-import { HedgerowError, type ErrorCode } from '../errors.js';
+import { HedgerowError, isHedgerowError, type ErrorCode } from '../errors.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { runCaptureGroup } from './capture-group.js';
@@ -51,6 +51,8 @@ export interface IngestPoolOptions {
   onHeld?: () => void;
   /** Most decoded bytes of requests between `submit` and their outcome (0: no limit); past it, 503. */
   maxBytesInFlight?: number;
+  /** Set while the store refuses writes: requests are answered with it at once, not decoded. */
+  refusal?: () => HedgerowError | undefined;
 }
 
 interface Pending {
@@ -85,6 +87,12 @@ export class IngestPool {
 
   submit(req: CaptureRequest): Promise<CaptureOutcome> {
     return new Promise((settle) => {
+      const refused = this.opts.refusal?.();
+      if (refused) {
+        // Decoding requests whose commit would fail too only burns CPU; SDKs retry a 503.
+        settle(outcomeOf(refused));
+        return;
+      }
       const work = estimatedWork(req);
       const max = this.opts.maxBytesInFlight ?? 0;
       if (max > 0 && this.bytesInFlight > 0 && this.bytesInFlight + work > max) {
@@ -237,7 +245,7 @@ export class IngestPool {
       try {
         await this.opts.commit(r.block);
       } catch (err) {
-        failure = storeFailed(`Unable to store event: ${(err as Error)?.message ?? String(err)}`);
+        failure = isHedgerowError(err) ? outcomeOf(err) : storeFailed(`Unable to store event: ${(err as Error)?.message ?? String(err)}`);
       }
       r.stats.commitSeconds = (performance.now() - started) / 1000;
     }
@@ -255,7 +263,10 @@ function storeFailed(detail: string): CaptureOutcome {
 }
 
 function failed(code: ErrorCode, detail?: string): CaptureOutcome {
-  const e = new HedgerowError(code, detail);
+  return outcomeOf(new HedgerowError(code, detail));
+}
+
+function outcomeOf(e: HedgerowError): CaptureOutcome {
   return { ok: false, error: { hedgerowCode: e.hedgerowCode, detail: e.message, attr: e.attr } };
 }
 

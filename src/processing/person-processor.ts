@@ -12,6 +12,7 @@ import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from '../store/event-log.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import { PendingWrites } from '../store/pending-writes.js';
+import { isTransientStoreError } from '../store/store-errors.js';
 import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
 import { UsageRollupBatch, usageUser } from '../store/usage-rollups.js';
 import { usageContribution } from '../dashboards/usage-event.js';
@@ -52,13 +53,6 @@ export interface BlocksRead {
   store: number;
 }
 
-/**
- * LMDB's errors carry a numeric `code`: an OS errno (positive: ENOSPC, EIO, EDQUOT, ENOMEM, …),
- * or one of LMDB's own (-30799 to -30780), of which only a full map depends on the moment rather
- * than on the batch. Errors without a code come from lmdb-js itself (a key over 1,978 bytes) or
- * from a bug: the same block would meet them again.
- */
-const MDB_MAP_FULL = -30792;
 
 /** A block's events, or undefined when it cannot be read. */
 function readBlock(value: Uint8Array): StoredEvent[] | undefined {
@@ -69,10 +63,6 @@ function readBlock(value: Uint8Array): StoredEvent[] | undefined {
   }
 }
 
-export function isTransientStoreError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'number' && (code > 0 || code === MDB_MAP_FULL);
-}
 
 /** A batch's commit failed for a reason of the moment (disk full, I/O error): retry it later. */
 export class StoreUnavailableError extends Error {

@@ -1,5 +1,6 @@
 /** Liveness (`/_health`), readiness (`/_readyz`) and Prometheus metrics (`/metrics`). */
 import type { Metrics } from '../../observability/metrics.js';
+import type { Unavailability } from '../../store/write-availability.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
 
@@ -7,6 +8,8 @@ export type Readiness = 'starting' | 'ready' | 'stopping';
 
 export interface HealthRoutesDeps {
   readiness: () => Readiness;
+  /** Set while the store refuses writes: the daemon is up but cannot take events. */
+  storeUnavailable?: () => Readonly<Unavailability> | undefined;
   metrics: Metrics;
   /** Runs before each scrape: counts kept elsewhere (HTTP threads) come in. */
   beforeScrape?: () => Promise<void> | undefined;
@@ -16,6 +19,15 @@ export function addHealthRoutes(router: Router, deps: HealthRoutesDeps): void {
   router.add(['GET', 'HEAD'], '/_health', 'health', () => json(200, { status: 'ok' }));
   router.add(['GET', 'HEAD'], '/_readyz', 'readyz', () => {
     const status = deps.readiness();
+    const store = status === 'ready' ? deps.storeUnavailable?.() : undefined;
+    if (store) {
+      // Reads and /flags go on; capture answers 503 until a write commits again.
+      return json(503, {
+        status: 'store_unavailable',
+        detail: `the store refuses writes: ${store.reason}`,
+        since: new Date(store.since).toISOString(),
+      });
+    }
     return json(status === 'ready' ? 200 : 503, { status });
   });
   router.add(['GET'], '/metrics', 'metrics', async () => {
