@@ -44,9 +44,10 @@ export const MAX_JSON_DEPTH = 128;
 
 /**
  * A connection must deliver a whole request head within this long of opening, or of its previous
- * answer. uWebSockets.js fixes it in its native code (HttpContext.h `HTTP_IDLE_TIMEOUT_S`; its
- * timer ticks every 4 s, so the cut comes 8–12 s after) and closes without an answer; the
- * node:http backend uses the same value for its keep-alive and headers timeouts, and answers 408.
+ * answer. uWebSockets.js fixes it in its native code (`HTTP_IDLE_TIMEOUT_S` in uNetworking/uWebSockets
+ * src/HttpContext.h; its timer ticks every 4 s, so the cut comes 8–12 s after) and closes without an
+ * answer; the node:http backend uses the same value for its keep-alive and headers timeouts, and
+ * answers 408.
  */
 export const HTTP_HEAD_TIMEOUT_MS = 10_000;
 

@@ -6,7 +6,7 @@
  *
  * `onAlive` runs for each body still within its limits once every `aliveEveryMs`: the uWS backend
  * re-arms uWS's own fixed timer there, which would otherwise cut any upload slower than 16 KB/s
- * after 8–12 s (uWebSockets HttpContext.h, HTTP_RECEIVE_THROUGHPUT_BYTES).
+ * after 8–12 s (uNetworking/uWebSockets src/HttpContext.h, HTTP_RECEIVE_THROUGHPUT_BYTES).
  */
 
 export interface WatchedBody {

@@ -177,8 +177,9 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     });
   });
 
-  // Answer a request whose sender has shut down its side (a FIN after the request): Node's default
-  // ends the connection there and drops the request unanswered (`socketOnEnd` in _http_server.js).
+  // Answer a request whose sender has shut down its side (a FIN after the request): by default
+  // Node ends the connection there and drops the request unanswered (socketOnEnd in nodejs/node
+  // lib/_http_server.js).
   (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (err: Error, socket) => {
     if (responses.get(socket)?.headersSent === true) socket.destroy();

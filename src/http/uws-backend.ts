@@ -44,9 +44,9 @@ interface Exchange extends WatchedBody {
 
 /**
  * Re-arms uWS's own timer on a connection whose body is still arriving within our limits: its
- * `resume()` sets the fixed 10 s HTTP timeout afresh (uWebSockets HttpResponse.h), and pausing
- * first keeps the socket's poll state as it was. Without it uWS cuts, silently, any upload slower
- * than 16 KB/s at 8–12 s (HttpContext.h: it re-arms only per 160 KB received).
+ * `resume()` sets the fixed 10 s HTTP timeout afresh, and pausing first keeps the socket's poll
+ * state as it was (uNetworking/uWebSockets src/HttpResponse.h). Without it uWS cuts, silently, any
+ * upload slower than 16 KB/s at 8–12 s (src/HttpContext.h there: it re-arms per 160 KB received).
  */
 function keepUwsTimerOff(ex: Exchange): void {
   if (ex.aborted || ex.answered) return;
@@ -163,8 +163,8 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       ex.res.cork(() => {
         ex.res.writeStatus(p.statusLine);
         for (const [k, v] of p.headers) ex.res.writeHeader(k, v);
-        // end(.., true) writes `Connection: close` itself unless the request said it (uWebSockets
-        // HttpResponse.h internalEnd): say it here only then, so that it is said exactly once.
+        // end(.., true) writes `Connection: close` itself unless the request said it (internalEnd
+        // in uNetworking/uWebSockets src/HttpResponse.h): say it here only then, exactly once.
         if (close && clientSaidClose(ex.headers)) ex.res.writeHeader('connection', 'close');
         if (ex.method === 'HEAD') ex.res.endWithoutBody(bodyBytes(p.body), close);
         else ex.res.end(wireBody(p.body), close);

@@ -31,9 +31,10 @@ interface Exchange {
 
 /**
  * Connects, writes `parts` (a number waits that many ms), and collects what comes back until the
- * server closes the connection, an answer that keeps it open has come whole, or `waitMs` passes.
+ * server closes the connection, an answer that keeps it open has come whole (unless `untilClosed`),
+ * or `waitMs` passes.
  */
-function talk(port: number, parts: ReadonlyArray<string | Buffer | number>, waitMs = 3000): Promise<Exchange> {
+function talk(port: number, parts: ReadonlyArray<string | Buffer | number>, waitMs = 3000, untilClosed = false): Promise<Exchange> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
     const chunks: Buffer[] = [];
@@ -72,7 +73,8 @@ function talk(port: number, parts: ReadonlyArray<string | Buffer | number>, wait
       const headEnd = raw.indexOf('\r\n\r\n');
       const length = /\r\ncontent-length: *(\d+)/i.exec(raw.slice(0, headEnd))?.[1];
       const closing = /\r\nconnection: *close/i.test(raw.slice(0, headEnd));
-      if (headEnd !== -1 && length !== undefined && !closing && Buffer.byteLength(raw, 'latin1') >= headEnd + 4 + Number(length)) finish(false);
+      const whole = headEnd !== -1 && length !== undefined && Buffer.byteLength(raw, 'latin1') >= headEnd + 4 + Number(length);
+      if (whole && !closing && !untilClosed) finish(false);
     });
     s.on('close', () => finish(true));
     s.on('error', (err: NodeJS.ErrnoException) => {
@@ -182,6 +184,8 @@ const heldByUws: Array<[string, string, number]> = [
   ['HTTP/1.0 GET', 'GET /_health HTTP/1.0\r\n\r\n', 200],
   ['the HTTP/2 preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 505],
   ['HTTP/9.9', 'GET /_health HTTP/9.9\r\nHost: x\r\n\r\n', 505],
+  ['HTTP/2.0', 'GET /_health HTTP/2.0\r\nHost: x\r\n\r\n', 505],
+  ['no header at all', 'GET /_health HTTP/1.1\r\n\r\n', 400],
   ['bare LF line ends', 'GET /_health HTTP/1.1\nHost: x\n\n', 400],
   ['49 headers', `GET /_health HTTP/1.1\r\nHost: x\r\n${Array.from({ length: 48 }, (_, i) => `X-H${i}: v\r\n`).join('')}\r\n`, 200],
 ];
@@ -207,13 +211,17 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     const uploadId = uniqueId('upload');
     const httpId = uniqueId('http10');
     const body = JSON.stringify({ api_key: d.projectKey, event: 'upload', distinct_id: uploadId, properties: { pad: 'x'.repeat(130_000) } });
-    const [upload, head, http10, ...held] = await Promise.all([
+    const [idle, upload, head, http10, ...held] = await Promise.all([
+      talk(d.port, ['GET /_health HTTP/1.1\r\nHost: x\r\n\r\n'], 14_000, true),
       // ~10 KB/s for 13 s: past uWS's own timer (8–12 s), which cuts uploads slower than 16 KB/s.
       talk(d.port, slices(post('/batch/', `{"api_key":"${d.projectKey}","batch":[${body}]}`), 1000, 100), 20_000),
       talk(d.port, ['GET /_health HTTP/1.1\r\nHo'], 14_000),
       talk(d.port, [post('/capture/', capture(d, httpId, 'old'), '', 'HTTP/1.0')], backend === 'uws' ? 14_000 : 2000),
       ...heldByUws.map(([, request]) => talk(d.port, [request], backend === 'uws' ? 14_000 : 2000)),
     ]);
+    expect([idle.status, idle.closedAfterMs !== undefined]).toEqual([200, true]);
+    // uWS's timer ticks every 4 s: 8–12 s; node:http's keep-alive timeout: 10 s.
+    expect(idle.closedAfterMs).toBeGreaterThan(backend === 'uws' ? 7000 : 9900);
     expect([upload.status, upload.body]).toEqual([200, '{"status":1}']);
     expect(upload.answeredAfterMs).toBeGreaterThan(12_500);
     expect(await storedAfterAck(d, uploadId)).toEqual(['upload']);
@@ -302,6 +310,27 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
         expect({ label, raw: x.raw, closed: (x.closedAfterMs ?? Infinity) < 2000 }).toEqual({ label, raw: '', closed: true });
       }
     });
+  });
+
+  it('chunk data not followed by CRLF: 400 from node:http; uWS skips the two bytes unchecked and serves it', async () => {
+    const d = daemon();
+    const id = uniqueId('crlf');
+    const body = capture(d, id, 'crlf');
+    const size = Buffer.byteLength(body).toString(16);
+    const x = await talk(d.port, [`POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n${body}XX0\r\n\r\n`], 1000);
+    if (backend === 'node') {
+      expectRefused(x, 400, 'malformed_request');
+      expect(await storedAfterAck(d, id)).toEqual([]);
+    } else {
+      expect(x.status).toBe(200);
+      expect(await storedAfterAck(d, id)).toEqual(['crlf']);
+    }
+  });
+
+  it('20 KB of headers in one write: 431 from node:http (over its 16 KB); served by uWS (one read)', async () => {
+    const x = await talk(daemon().port, [`GET /_health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+    if (backend === 'node') expectRefused(x, 431, 'request_header_fields_too_large');
+    else expect(x.status).toBe(200);
   });
 
   it('a chunk extension: stored and answered by node:http, closed unanswered by uWS', async () => {
