@@ -182,6 +182,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(config.httpBackend, {
     handler: (req) => handle(router, metrics, log, storeWrites, req),
     maxBodyBytes: config.maxBodyBytes,
+    bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
     tooLarge: (req) => {
       metrics.countRequest('too_large', req.method, 413);
       return errorResponse(

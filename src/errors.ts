@@ -290,6 +290,29 @@ export const ERRORS = Object.freeze({
   HR_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Not found.'),
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method not allowed.'),
 
+  // --- HTTP framing (the request line, headers and body framing; every one closes the connection) ---
+  HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request'),
+  HR_CONFLICTING_CONTENT_LENGTH: entry(
+    400,
+    'invalid_request',
+    'malformed_request',
+    'conflicting Content-Length headers: the body length is ambiguous',
+  ),
+  HR_REQUEST_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request did not arrive in time'),
+  HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request headers too large'),
+  HR_TRANSFER_ENCODING_UNSUPPORTED: entry(
+    501,
+    'invalid_request',
+    'not_implemented',
+    'Transfer-Encoding other than chunked is not supported',
+  ),
+  HR_HTTP_VERSION_UNSUPPORTED: entry(
+    505,
+    'invalid_request',
+    'http_version_not_supported',
+    'HTTP version not supported: send HTTP/1.1',
+  ),
+
   // --- server ---
   HR_NOT_READY: entry(503, 'server_error', 'not_ready', 'Hedgerow is starting or shutting down; retry shortly.'),
   HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event. Please try again.'),

@@ -41,3 +41,19 @@ export const MAX_FUTURE_SKEW_MS = 23 * 60 * 60 * 1000;
 
 /** JSON nesting deeper than this is refused before parsing, so a hostile body cannot exhaust the stack. */
 export const MAX_JSON_DEPTH = 128;
+
+/**
+ * A connection must deliver a whole request head within this long of opening, or of its previous
+ * answer. uWebSockets.js fixes it in its native code (`HTTP_IDLE_TIMEOUT_S` in uNetworking/uWebSockets
+ * src/HttpContext.h; its timer ticks every 4 s, so the cut comes 8–12 s after) and closes without an
+ * answer; the node:http backend uses the same value for its keep-alive and headers timeouts, and
+ * answers 408.
+ */
+export const HTTP_HEAD_TIMEOUT_MS = 10_000;
+
+/**
+ * A request body may take this long in all, however steadily it arrives (node:http's default
+ * `requestTimeout`); past it the request is answered 408 and its connection closed, so a client
+ * trickling a byte at a time cannot hold a connection for ever.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 300_000;

@@ -16,7 +16,7 @@ import type {
   ToThread,
 } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
-import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
+import { createUwsBackend, uwsClientGone, uwsHeaderList } from '../src/http/uws-backend.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 
 announceThread('http');
@@ -57,34 +57,48 @@ class AnswerCounts {
   }
 }
 
-/** Requests handed to the daemon's thread, and their answers as they come back. */
+/** A request waiting for its turn to go to the daemon's thread. */
+interface Outgoing {
+  readonly forwarded: ForwardedRequest;
+  readonly req: Omit<HttpRequest, 'body'>;
+}
+
+/** Never written: its client has gone (uWS ignores an answer to an aborted request). */
+const CLIENT_GONE: HttpResponse = { status: 499 };
+
+/**
+ * Requests handed to the daemon's thread, and their answers as they come back. A request goes
+ * one event-loop turn after the turn it was read in, gathered with the others of its turn: the
+ * poll phase in between reads a FIN that came with the request, on which uWS closes the connection
+ * (it does not keep half-closed sockets), and a request whose client has gone is dropped here
+ * instead of being stored with no one to acknowledge it to (a client that sends a request and
+ * shuts down its side at once would otherwise have it stored, get no answer, and send it again).
+ */
 class Forwarder {
   private readonly waiting = new Map<number, (res: HttpResponse) => void>();
-  private outgoing: ForwardedRequest[] = [];
-  private flushQueued = false;
+  /** Read in this turn. */
+  private arriving: Outgoing[] = [];
+  /** Read in the previous turn: sent in this one. */
+  private due: Outgoing[] = [];
+  private turnQueued = false;
   private nextId = 1;
 
   forward(req: Omit<HttpRequest, 'body'> & { body?: Uint8Array }, tooLarge: boolean): Promise<HttpResponse> {
     const id = this.nextId++;
-    this.outgoing.push({
-      id,
-      tooLarge,
-      method: req.method,
-      path: req.path,
-      query: req.query,
-      headers: uwsHeaderList(req as HttpRequest) ?? [],
-      ip: req.ip,
-      body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
+    this.arriving.push({
+      req,
+      forwarded: {
+        id,
+        tooLarge,
+        method: req.method,
+        path: req.path,
+        query: req.query,
+        headers: uwsHeaderList(req as HttpRequest) ?? [],
+        ip: req.ip,
+        body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
+      },
     });
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      setImmediate(() => {
-        this.flushQueued = false;
-        const requests = this.outgoing;
-        this.outgoing = [];
-        send({ type: 'requests', requests });
-      });
-    }
+    this.queueTurn();
     return new Promise((resolve) => this.waiting.set(id, resolve));
   }
 
@@ -95,6 +109,34 @@ class Forwarder {
       resolve?.(r.response);
     }
   }
+
+  private queueTurn(): void {
+    if (this.turnQueued) return;
+    this.turnQueued = true;
+    // An immediate queued from the check phase runs in the next turn's, after its poll phase.
+    setImmediate(this.turn);
+  }
+
+  private readonly turn = (): void => {
+    this.turnQueued = false;
+    const due = this.due;
+    this.due = this.arriving;
+    this.arriving = [];
+    if (due.length > 0) {
+      const requests: ForwardedRequest[] = [];
+      for (const o of due) {
+        if (!uwsClientGone(o.req)) {
+          requests.push(o.forwarded);
+          continue;
+        }
+        const resolve = this.waiting.get(o.forwarded.id);
+        this.waiting.delete(o.forwarded.id);
+        resolve?.(CLIENT_GONE);
+      }
+      if (requests.length > 0) send({ type: 'requests', requests });
+    }
+    if (this.due.length > 0) this.queueTurn();
+  };
 }
 
 /** Tells the daemon's log of an unexpected error here (the request it happened in got a 500). */
@@ -121,6 +163,7 @@ if (!loaded.ok) {
   const forwarder = new Forwarder();
   const backend = createUwsBackend(loaded.uws, {
     maxBodyBytes: setup.maxBodyBytes,
+    bodyIdleTimeoutMs: setup.bodyIdleTimeoutMs,
     handler: (req) => {
       const answered = local?.answer(req);
       if (answered === undefined) return forwarder.forward(req, false);

@@ -173,6 +173,7 @@ function resolveConfig(c: Config): Config {
     httpBackend: c.httpBackend,
     httpThreads: c.httpThreads === 0 ? Math.min(MAX_HTTP_THREADS, availableParallelism()) : c.httpThreads,
     maxBodyBytes: c.maxBodyBytes,
+    bodyIdleTimeoutMs: c.bodyIdleTimeoutMs,
     sync: c.sync,
     shutdownTimeoutMs: c.shutdownTimeoutMs,
     tasksPerWorker: c.tasksPerWorker,

@@ -32,6 +32,7 @@ export interface Config {
   /** 1–64: a configured 0 is resolved to one per core. */
   readonly httpThreads: number;
   readonly maxBodyBytes: number;
+  readonly bodyIdleTimeoutMs: number;
   readonly sync: SyncMode;
   readonly shutdownTimeoutMs: number;
   readonly tasksPerWorker: number;
@@ -111,6 +112,8 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'Threads that serve HTTP with uWebSockets.js, all on the one port (the kernel spreads connections over them); 0 = one per core. Each answers /flags, /decide and the flag definitions polls itself from its own handle on the store and hands every other request to the daemon\'s thread. More threads than cores add memory and context switches. With port 0 (tests) one thread serves: uWS shares only a port given by number. The node:http backend always serves from the daemon\'s thread.'),
   setting('maxBodyBytes', 'integer', int(1024), 'an integer of at least 1024',
     'Largest request body accepted on the wire (the decompressed limit is 5x this); PostHog uses 20 MiB. Raising it raises memory per request in flight; lowering it makes large SDK batches fail with 413.'),
+  setting('bodyIdleTimeoutMs', 'integer', int(1000, 600000), 'an integer between 1000 and 600000',
+    'How long a request body may stall, no byte arriving, before the request is answered 408 and its connection closed (a body may arrive as slowly as it likes otherwise, within 300 s in all). Longer keeps connections of stalled clients open longer; shorter cuts clients on bad networks.'),
   setting('sync', 'string', oneOf(SYNC_MODES), `one of ${quoted(SYNC_MODES)}`,
     'durable: fsync on every group commit, acknowledged events survive power loss. async: the OS flushes later, survives a daemon crash but not a machine crash. none: never synced, for benchmarks only.'),
   setting('shutdownTimeoutMs', 'integer', int(100), 'an integer of at least 100',

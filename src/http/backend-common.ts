@@ -68,11 +68,12 @@ export function bodyVerdict(total: number, cap: number): BodyVerdict {
 /**
  * Parses a Content-Length header; undefined when absent or malformed. The same length sent twice
  * arrives joined (`47, 47`) and counts once (RFC 9110 §8.6); different lengths are malformed.
+ * A length of more than 15 digits is not exact as a number, but it is over any body cap all the same.
  */
 export function parseContentLength(value: string): number | undefined {
   if (value === '') return undefined;
   const first = value.includes(',') ? sameEverywhere(value.split(',').map((v) => v.trim())) : value;
-  if (first === undefined || !/^\d{1,15}$/.test(first)) return undefined;
+  if (first === undefined || !/^\d+$/.test(first)) return undefined;
   return Number(first);
 }
 

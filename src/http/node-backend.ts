@@ -1,12 +1,17 @@
 /**
  * HTTP backend on node:http, with the same behaviour as the uWS one: the body cap is enforced
  * while reading (declared Content-Length first, then streamed counting), over-cap bodies are
- * drained up to one more cap before the 413, keep-alive stays on, and stopAccepting lets
- * in-flight requests finish while their answers close the connection.
+ * drained up to one more cap before the 413, keep-alive stays on, stalled bodies get 408, and
+ * stopAccepting lets in-flight requests finish while their answers close the connection. Where
+ * uWS cannot answer at all (malformed framing, HTTP/1.0, a half-closed request) this one does.
  */
 
 import { HedgerowError } from '../errors.js';
+import { HTTP_HEAD_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { BodyWatch, type WatchedBody } from './body-watch.js';
+import { framingAnswer, framingFault, requestTimeout } from './framing.js';
+import { answerClientError } from './node-client-errors.js';
 import { errorResponse } from './respond.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,19 +31,44 @@ import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './t
 /** The answer to a request that arrives while the backend stops accepting (SDKs retry a 503). */
 const NOT_READY = errorResponse(new HedgerowError('HR_NOT_READY'));
 
-/** Matches uWS's fixed 10 s keep-alive idle timeout, so both backends hold connections alike. */
-const KEEP_ALIVE_TIMEOUT_MS = 10_000;
+/** A body being read, for the stall watch. */
+interface Upload extends WatchedBody {
+  expire(reason: 'idle' | 'total'): void;
+}
+
+const VERSION_UNSUPPORTED = framingAnswer('HR_HTTP_VERSION_UNSUPPORTED');
+const MISSING_HOST = framingAnswer('HR_MALFORMED_REQUEST', 'an HTTP/1.1 request must have a Host header');
 
 export function createNodeBackend(opts: BackendOptions): HttpBackend {
   const inFlight = new InFlight();
   const cap = opts.maxBodyBytes;
   /** Set by stopAccepting: every later answer closes its connection. */
   let closing = false;
+  const uploads = new BodyWatch<Upload>({
+    idleMs: opts.bodyIdleTimeoutMs,
+    totalMs: HTTP_REQUEST_TIMEOUT_MS,
+    onExpired: (upload, reason) => upload.expire(reason),
+  });
 
-  const server = http.createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS }, (req, res) => {
+  /** Each connection's latest response: a parse error later in its body must not answer it twice. */
+  const responses = new WeakMap<object, http.ServerResponse>();
+
+  const server = http.createServer({
+    // uWS's fixed timeouts (src/limits.ts), so both backends hold connections alike; checked every
+    // second rather than Node's default 30 s, so that a head that does not come is cut on time.
+    keepAliveTimeout: HTTP_HEAD_TIMEOUT_MS,
+    headersTimeout: HTTP_HEAD_TIMEOUT_MS,
+    requestTimeout: HTTP_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: 1000,
+    // Checked below instead, to answer with PostHog's error body (Node's own 400 has none).
+    requireHostHeader: false,
+  }, (req, res) => {
+    responses.set(req.socket, res);
     inFlight.add();
     let answered = false;
+    let upload: Upload | undefined;
     res.on('close', () => {
+      if (upload !== undefined) uploads.delete(upload);
       if (!answered) {
         answered = true; // the client went away first: never write, stop counting it
         inFlight.done();
@@ -49,6 +79,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     const answer = (response: HttpResponse, closeConnection: boolean): void => {
       if (answered) return;
       answered = true;
+      if (upload !== undefined) uploads.delete(upload);
       inFlight.done();
       const p = prepareOrError(opts, response);
       res.statusCode = p.status;
@@ -60,6 +91,15 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     if (closing) {
       // Shutting down: a request on a kept-alive connection is not started (see uws-backend.ts).
       answer(NOT_READY, true);
+      return;
+    }
+    // llhttp reads any 1.x and also `HTTP/2.0` in a request line; HTTP/1.0 and 1.1 are served.
+    if (req.httpVersionMajor !== 1 || req.httpVersionMinor > 1) {
+      answer(VERSION_UNSUPPORTED, true);
+      return;
+    }
+    if (req.httpVersionMinor === 1 && req.headers.host === undefined) {
+      answer(MISSING_HOST, true); // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400
       return;
     }
 
@@ -82,10 +122,27 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       runTooLarge(opts, head, (response) => answer(response, closeConnection));
     };
 
-    const declared = parseContentLength(header('content-length'));
+    const transferEncoding = header('transfer-encoding');
+    const contentLength = header('content-length');
+    const fault = framingFault(contentLength, transferEncoding);
+    if (fault !== undefined) {
+      answer(fault, true);
+      return;
+    }
+    const declared = parseContentLength(contentLength);
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
       refuse(true);
       return;
+    }
+    if ((declared ?? 0) > 0 || transferEncoding !== '') {
+      const now = uploads.time();
+      upload = {
+        startedAt: now,
+        lastDataAt: now,
+        aliveAt: now,
+        expire: (reason) => answer(requestTimeout(reason, opts.bodyIdleTimeoutMs), true),
+      };
+      uploads.add(upload);
     }
     let buf: Uint8Array | undefined = declared !== undefined && declared <= cap ? new Uint8Array(declared) : undefined;
     let chunks: Uint8Array[] | undefined = buf === undefined && declared === undefined ? [] : undefined;
@@ -93,6 +150,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
 
     req.on('data', (chunk: Buffer) => {
       if (answered || refused) return;
+      if (upload !== undefined) upload.lastDataAt = uploads.time();
       const at = total;
       total += chunk.length;
       const verdict = bodyVerdict(total, cap);
@@ -108,6 +166,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       }
     });
     req.on('end', () => {
+      if (upload !== undefined) uploads.delete(upload);
       if (answered || refused) return;
       if (bodyVerdict(total, cap) !== 'keep') {
         refuse(false);
@@ -116,6 +175,15 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       const body = buf !== undefined ? (total === buf.length ? buf : buf.slice(0, total)) : concatBytes(chunks ?? [], total);
       runHandler(opts, { ...head, body }, (response) => answer(response, false));
     });
+  });
+
+  // Answer a request whose sender has shut down its side (a FIN after the request): by default
+  // Node ends the connection there and drops the request unanswered (socketOnEnd in nodejs/node
+  // lib/_http_server.js).
+  (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  server.on('clientError', (err: Error, socket) => {
+    if (responses.get(socket)?.headersSent === true) socket.destroy();
+    else answerClientError(socket, err);
   });
 
   function stopAccepting(): void {
@@ -144,6 +212,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     drained: (timeoutMs) => inFlight.drained(timeoutMs),
     close() {
       stopAccepting();
+      uploads.close();
       server.closeAllConnections();
       return Promise.resolve();
     },

@@ -19,6 +19,7 @@ export interface LocalRoutesSetup {
 export interface HttpThreadSetup {
   uwsBinaryPath: string;
   maxBodyBytes: number;
+  bodyIdleTimeoutMs: number;
   local?: LocalRoutesSetup;
   /** One Int32: the thread's requests read but not yet answered, readable at any time. */
   inFlight: SharedArrayBuffer;

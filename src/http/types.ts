@@ -31,6 +31,8 @@ export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse
 export interface BackendOptions {
   handler: Handler;
   maxBodyBytes: number;
+  /** A request body that stalls this long (no bytes arriving) is answered 408 and its connection closed. */
+  bodyIdleTimeoutMs: number;
   /** Answer for a body over maxBodyBytes (the backend calls it instead of the handler). */
   tooLarge: (req: Omit<HttpRequest, 'body'>) => Promise<HttpResponse> | HttpResponse;
   /** Called for errors the handler threw (should not happen: the handler maps errors itself). */

@@ -7,7 +7,10 @@
  */
 
 import { HedgerowError } from '../errors.js';
+import { HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { BodyWatch, type WatchedBody } from './body-watch.js';
+import { framingFault, requestTimeout } from './framing.js';
 import { errorResponse } from './respond.js';
 import {
   InFlight,
@@ -28,14 +31,31 @@ import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './t
 const NOT_READY = errorResponse(new HedgerowError('HR_NOT_READY'));
 
 /** Per-request state shared by the abort, data and answer callbacks. */
-interface Exchange {
+interface Exchange extends WatchedBody {
   readonly res: UwsResponse;
   readonly method: string;
   aborted: boolean;
   answered: boolean;
   /** The too-large answer is on its way (it may come asynchronously): the rest of the body is ignored. */
   refused: boolean;
+  /** The request's headers, [name, value, …]. */
+  headers: readonly string[];
 }
+
+/**
+ * Re-arms uWS's own timer on a connection whose body is still arriving within our limits: its
+ * `resume()` sets the fixed 10 s HTTP timeout afresh, and pausing first keeps the socket's poll
+ * state as it was (uNetworking/uWebSockets src/HttpResponse.h). Without it uWS cuts, silently, any
+ * upload slower than 16 KB/s at 8–12 s (src/HttpContext.h there: it re-arms per 160 KB received).
+ */
+function keepUwsTimerOff(ex: Exchange): void {
+  if (ex.aborted || ex.answered) return;
+  ex.res.pause();
+  ex.res.resume();
+}
+
+/** uWS's timer fires 8–12 s after it is armed; re-arming every 4 s keeps it well clear. */
+const UWS_REARM_EVERY_MS = 4000;
 
 /** uWS gives the method in lower case; the common ones are mapped without a new string. */
 const UPPER_METHODS: Readonly<Record<string, string>> = {
@@ -43,6 +63,11 @@ const UPPER_METHODS: Readonly<Record<string, string>> = {
 };
 
 const NO_BODY = new Uint8Array(0);
+const NO_HEADERS: readonly string[] = [];
+
+function clientSaidClose(headers: readonly string[]): boolean {
+  return /(^|,)\s*close\s*(,|$)/i.test(headerFromList(headers, 'connection'));
+}
 
 /**
  * Text bodies are UTF-8 encoded into this buffer, reused, and uWS is handed the bytes: given a
@@ -83,6 +108,10 @@ class UwsRequest implements HttpRequest {
     return this.headers;
   }
 
+  get clientGone(): boolean {
+    return this.ex.aborted;
+  }
+
   header(name: string): string {
     return headerFromList(this.headers, name);
   }
@@ -102,18 +131,31 @@ export function uwsHeaderList(req: HttpRequest): readonly string[] | undefined {
   return req instanceof UwsRequest ? req.headerList : undefined;
 }
 
+/** Whether the client of a request this backend read has gone (closed, or half-closed: uWS closes on FIN). */
+export function uwsClientGone(req: Omit<HttpRequest, 'body'>): boolean {
+  return req instanceof UwsRequest && req.clientGone;
+}
+
 /** `inFlightMirror`: shared memory where the in-flight count is kept for another thread. */
 export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlightMirror?: Int32Array): HttpBackend {
   const app = uws.App();
   const inFlight = new InFlight(inFlightMirror);
   const cap = opts.maxBodyBytes;
+  const bodies = new BodyWatch<Exchange>({
+    idleMs: opts.bodyIdleTimeoutMs,
+    totalMs: HTTP_REQUEST_TIMEOUT_MS,
+    onExpired: (ex, reason) => answer(ex, requestTimeout(reason, opts.bodyIdleTimeoutMs), true),
+    onAlive: keepUwsTimerOff,
+    aliveEveryMs: UWS_REARM_EVERY_MS,
+  });
   let listenSocket: UwsListenSocket | undefined;
   /** Set by stopAccepting: every later answer closes its connection. */
   let closing = false;
 
-  function answer(ex: Exchange, response: HttpResponse, closeConnection: boolean, sayClose = true): void {
+  function answer(ex: Exchange, response: HttpResponse, closeConnection: boolean): void {
     if (ex.aborted || ex.answered) return;
     ex.answered = true;
+    bodies.delete(ex);
     inFlight.done();
     const p = prepareOrError(opts, response);
     const close = closeConnection || closing;
@@ -121,7 +163,9 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       ex.res.cork(() => {
         ex.res.writeStatus(p.statusLine);
         for (const [k, v] of p.headers) ex.res.writeHeader(k, v);
-        if (close && sayClose) ex.res.writeHeader('connection', 'close'); // end(.., true) closes but does not say so
+        // end(.., true) writes `Connection: close` itself unless the request said it (internalEnd
+        // in uNetworking/uWebSockets src/HttpResponse.h): say it here only then, exactly once.
+        if (close && clientSaidClose(ex.headers)) ex.res.writeHeader('connection', 'close');
         if (ex.method === 'HEAD') ex.res.endWithoutBody(bodyBytes(p.body), close);
         else ex.res.end(wireBody(p.body), close);
       });
@@ -132,6 +176,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
 
   function refuse(ex: Exchange, head: UwsRequest, closeConnection: boolean): void {
     ex.refused = true;
+    bodies.delete(ex);
     runTooLarge(opts, head, (response) => answer(ex, response, closeConnection));
   }
 
@@ -143,10 +188,15 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       aborted: false,
       answered: false,
       refused: false,
+      headers: NO_HEADERS,
+      startedAt: 0,
+      lastDataAt: 0,
+      aliveAt: 0,
     };
     inFlight.add();
     res.onAborted(() => {
       ex.aborted = true;
+      bodies.delete(ex);
       if (!ex.answered) inFlight.done();
     });
 
@@ -162,17 +212,28 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       }
       headers.push(k, v);
     });
+    ex.headers = headers;
     const head = new UwsRequest(ex, ex.method, req.getUrl(), query, headers);
 
-    const declared = parseContentLength(head.header('content-length'));
-    const noBody = (declared === undefined || declared === 0) && head.header('transfer-encoding') === '';
+    const contentLength = head.header('content-length');
+    const transferEncoding = head.header('transfer-encoding');
+    const declared = parseContentLength(contentLength);
+    const noBody = (declared === undefined || declared === 0) && transferEncoding === '';
     if (closing) {
       // Shutting down: a request arriving now on a kept-alive connection is not started (it could
       // commit after this thread reported itself drained, and lose its answer when the daemon
-      // closes); the client is told to retry, and the connection closes. (Answered before its
-      // body, uWS says `connection: close` itself.)
-      answer(ex, NOT_READY, true, noBody);
+      // closes); the client is told to retry, and the connection closes.
+      answer(ex, NOT_READY, true);
       return;
+    }
+    if (transferEncoding !== '' || (declared === undefined && contentLength !== '')) {
+      // uWS frames what it lets through by the first Content-Length, or as chunked for any
+      // Transfer-Encoding: answer what that would misread, and close.
+      const fault = framingFault(contentLength, transferEncoding);
+      if (fault !== undefined) {
+        answer(ex, fault, true);
+        return;
+      }
     }
     if (declared !== undefined && bodyVerdict(declared, cap) === 'close') {
       refuse(ex, head, true);
@@ -187,9 +248,13 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
     let buf: Uint8Array | undefined = declared !== undefined && declared <= cap ? new Uint8Array(declared) : undefined;
     let chunks: Uint8Array[] | undefined = buf === undefined && declared === undefined ? [] : undefined;
     let total = 0;
+    ex.startedAt = ex.lastDataAt = ex.aliveAt = bodies.time();
+    bodies.add(ex);
 
     res.onData((chunk, isLast) => {
       if (ex.aborted || ex.answered || ex.refused) return;
+      if (isLast) bodies.delete(ex);
+      else ex.lastDataAt = bodies.time();
       const at = total;
       total += chunk.byteLength;
       const verdict = bodyVerdict(total, cap);
@@ -246,6 +311,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
     drained: (timeoutMs) => inFlight.drained(timeoutMs),
     close() {
       stopAccepting();
+      bodies.close();
       app.close?.(); // closes every connection; pending requests see onAborted
       return Promise.resolve();
     },

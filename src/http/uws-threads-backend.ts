@@ -191,6 +191,7 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
   const setup: Omit<HttpThreadSetup, 'inFlight'> = {
     uwsBinaryPath: opts.uwsBinaryPath,
     maxBodyBytes: opts.maxBodyBytes,
+    bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
     ...(opts.local ? { local: opts.local } : {}),
   };
   const threads: FrontThread[] = [];

@@ -81,6 +81,7 @@ export function options(handler: Handler = syncThrow): BackendOptions {
   return {
     handler,
     maxBodyBytes: CAP,
+    bodyIdleTimeoutMs: 10_000,
     tooLarge: (req): HttpResponse => ({ status: 413, body: `too large: ${req.method} ${req.path}` }),
     onError: (err): HttpResponse => ({ status: 500, body: `onError: ${err instanceof Error ? err.message : String(err)}` }),
   };

@@ -1,0 +1,54 @@
+/**
+ * Request framing Hedgerow refuses after an HTTP parser has let it through, and the answers for
+ * framing faults: both backends answer these with PostHog's error body and close the connection,
+ * since what follows on it can no longer be told apart from the body.
+ */
+
+import { HedgerowError, type ErrorCode } from '../errors.js';
+import { HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
+import { parseContentLength } from './backend-common.js';
+import { errorResponse } from './respond.js';
+import type { HttpResponse } from './types.js';
+
+/** The answer for a framing fault (`detail` replaces the catalogue's message). */
+export function framingAnswer(code: ErrorCode, detail?: string): HttpResponse {
+  return errorResponse(new HedgerowError(code, detail));
+}
+
+/**
+ * Why the request's framing headers are refused, or undefined when they are fine. `contentLength`
+ * and `transferEncoding` are the header values as received, repeated headers joined with ", ".
+ *
+ * - A Transfer-Encoding other than exactly `chunked` is refused with 501 (RFC 9112 §6.1: a coding
+ *   the server does not understand); uWS reads any Transfer-Encoding as chunked and node:http
+ *   passes `gzip, chunked` through with the gzip coding still on the body.
+ * - Content-Length values that differ (RFC 9110 §8.6: the same value repeated is one length) or
+ *   that are not a length are refused with 400; uWS frames the body by the first of them.
+ */
+export function framingFault(contentLength: string, transferEncoding: string): HttpResponse | undefined {
+  if (transferEncoding !== '' && transferEncoding.trim().toLowerCase() !== 'chunked') {
+    return framingAnswer('HR_TRANSFER_ENCODING_UNSUPPORTED', `Transfer-Encoding "${printable(transferEncoding)}" is not supported: send chunked or a Content-Length`);
+  }
+  if (contentLength !== '' && parseContentLength(contentLength) === undefined) {
+    const lengths = contentLength.split(',').map((v) => v.trim());
+    return lengths.length > 1 && lengths.every((v) => /^\d+$/.test(v))
+      ? framingAnswer('HR_CONFLICTING_CONTENT_LENGTH', `conflicting Content-Length headers (${printable(contentLength)}): the body length is ambiguous`)
+      : framingAnswer('HR_MALFORMED_REQUEST', `malformed Content-Length: ${printable(contentLength)}`);
+  }
+  return undefined;
+}
+
+/** A header value as shown in a detail: at most 64 characters. */
+function printable(value: string): string {
+  return value.length > 64 ? `${value.slice(0, 61)}...` : value;
+}
+
+/** The 408 for a request whose body stalled for `idleMs`, or took longer in all than the fixed limit. */
+export function requestTimeout(reason: 'idle' | 'total', idleMs: number): HttpResponse {
+  return framingAnswer(
+    'HR_REQUEST_TIMEOUT',
+    reason === 'idle'
+      ? `the request body stalled: no bytes arrived for ${idleMs} ms`
+      : `the request body took longer than ${HTTP_REQUEST_TIMEOUT_MS / 1000} s`,
+  );
+}
