@@ -41,3 +41,10 @@ export const MAX_FUTURE_SKEW_MS = 23 * 60 * 60 * 1000;
 
 /** JSON nesting deeper than this is refused before parsing, so a hostile body cannot exhaust the stack. */
 export const MAX_JSON_DEPTH = 128;
+
+/**
+ * A `/flags` or `/decide` evaluation spends at most this much time in V8-engine regex searches
+ * (back-references, lookaround): each is bounded on its own (src/flags/bounded-backtracking.ts),
+ * but a flag may hold a thousand of them; past it the evaluation stops as over its time budget.
+ */
+export const FLAGS_REGEX_ALLOWANCE_MS = 5;
