@@ -1,0 +1,146 @@
+/**
+ * A flag whose conditions need V8's backtracking engine (a back-reference), and callers holding
+ * only the public project key who send a long property value for it: their requests must be
+ * answered within the flags budget, and must not hold up other connections' `/flags` and
+ * `/capture/` (in the tests' daemon one uWS thread serves every connection, so any time a hostile
+ * request holds that thread is time every other request waits).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiClient } from '../helpers/api.js';
+import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { postJson, send } from '../helpers/http.js';
+
+afterAll(cleanupDaemons);
+
+const FLAGS = '/api/projects/1/feature_flags/';
+/** HEDGEROW_FLAGS_TIMEOUT_MS's default. */
+const BUDGET_MS = 2000;
+const HEAVY_CLIENTS = 4;
+const LOAD_MS = 2000;
+/** Other clients' p99 latency under the hostile load, on a shared 2-core machine (see below). */
+const OTHERS_P99_MS = 50;
+
+interface V2Body {
+  flags: Record<string, { enabled: boolean; reason: { code: string } }>;
+  errorsWhileComputingFlags: boolean;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await f();
+  return { ms: performance.now() - started, value };
+}
+
+interface LoadFigures {
+  heavy: { n: number; p50: number; max: number };
+  flags: { n: number; p50: number; p99: number };
+  capture: { n: number; p50: number; p99: number };
+}
+
+describe('a hostile /flags request', () => {
+  const d = useDaemon({ backend: 'uws' });
+  const email = 'a'.repeat(60_000);
+  const hostile = () => ({ token: d.projectKey, distinct_id: 'x', person_properties: { email } });
+
+  beforeAll(async () => {
+    const admin = apiClient(d, d.personalKey);
+    // Twenty conditions with a back-reference (RE2 cannot run them), each searched in the value.
+    const groups = Array.from({ length: 20 }, (_, i) => ({
+      properties: [{ key: 'email', type: 'person', operator: 'regex', value: `^(a+)\\1+b${i}$` }],
+      rollout_percentage: 100,
+    }));
+    const created = await admin.post(FLAGS, { key: 'hostile', filters: { groups } });
+    expect(created.status, created.text).toBe(201);
+    const normal = await admin.post(FLAGS, {
+      key: 'normal',
+      filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'icontains', value: '@example.com' }] }] },
+    });
+    expect(normal.status, normal.text).toBe(201);
+  });
+
+  /**
+   * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for LOAD_MS, while one other
+   * client sends an SDK's /flags request and another a capture, each timed.
+   */
+  async function underLoad(heavyBody: string, onHeavy: (answer: V2Body) => void, loadMs = LOAD_MS): Promise<LoadFigures> {
+    const normalBody = JSON.stringify({ token: d.projectKey, distinct_id: 'someone', person_properties: { email: 'someone@example.com' } });
+    const captureBody = JSON.stringify({ api_key: d.projectKey, event: 'pageview', distinct_id: 'someone', properties: {} });
+    const until = performance.now() + loadMs;
+    const heavyMs: number[] = [];
+    const flagsMs: number[] = [];
+    const captureMs: number[] = [];
+    const heavyClient = async () => {
+      while (performance.now() < until) {
+        const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: heavyBody, headers: JSON_HEADERS }));
+        expect(value.status).toBe(200);
+        heavyMs.push(ms);
+        onHeavy(value.json as V2Body);
+      }
+    };
+    const flagsClient = async () => {
+      while (performance.now() < until) {
+        const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: normalBody, headers: JSON_HEADERS }));
+        expect(value.status).toBe(200);
+        expect((value.json as V2Body).flags.normal?.enabled).toBe(true);
+        flagsMs.push(ms);
+      }
+    };
+    const captureClient = async () => {
+      while (performance.now() < until) {
+        const { ms, value } = await timed(() => send(d, '/capture/', { body: captureBody, headers: JSON_HEADERS }));
+        expect(value.status).toBe(200);
+        captureMs.push(ms);
+      }
+    };
+    await Promise.all([...Array.from({ length: HEAVY_CLIENTS }, heavyClient), flagsClient(), captureClient()]);
+    const round = (x: number) => Math.round(x * 10) / 10;
+    return {
+      heavy: { n: heavyMs.length, p50: round(percentile(heavyMs, 50)), max: round(Math.max(...heavyMs)) },
+      flags: { n: flagsMs.length, p50: round(percentile(flagsMs, 50)), p99: round(percentile(flagsMs, 99)) },
+      capture: { n: captureMs.length, p50: round(percentile(captureMs, 50)), p99: round(percentile(captureMs, 99)) },
+    };
+  }
+
+  it('is answered within the budget, and other connections are not held up', async () => {
+    // Compile the project's flags (and the patterns), and warm the daemon up, before measuring.
+    expect((await postJson(d, '/flags/?v=2', hostile())).status).toBe(200);
+    const unread = JSON.stringify({ token: d.projectKey, distinct_id: 'x', person_properties: { name: email } });
+    await underLoad(unread, () => {}, 500);
+    // The same load with a value of the same size that no condition reads: what the volume costs.
+    const baseline = await underLoad(unread, () => {});
+    const answers: V2Body[] = [];
+    const figures = await underLoad(JSON.stringify(hostile()), (answer) => answers.push(answer));
+    console.info(`/flags under load: ${JSON.stringify({ sameSizeUnread: baseline, hostile: figures })}`);
+    // Each hostile answer: within the budget, and either correct (no condition can match a value
+    // without a `b`) or saying that flags are missing.
+    expect(figures.heavy.max).toBeLessThan(BUDGET_MS);
+    for (const answer of answers) {
+      if (!answer.errorsWhileComputingFlags) expect(answer.flags.hostile?.enabled).toBe(false);
+    }
+    // Where the machine is too busy for the fixed bound, the same volume of harmless requests
+    // shows it: the hostile ones may then cost others no more than twice that.
+    const bound = (unloaded: number) => Math.max(OTHERS_P99_MS, 2 * unloaded);
+    expect(figures.flags.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.flags.p99));
+    expect(figures.capture.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.capture.p99));
+  });
+
+  it('is answered the same way by /decide and, for a body over 64 KiB, by the worker pool', async () => {
+    const decide = await timed(() => postJson(d, '/decide/?v=3', hostile()));
+    const padded = { ...hostile(), person_properties: { email, pad: 'p'.repeat(10_000) } };
+    const pooled = await timed(() => postJson(d, '/flags/?v=2', padded));
+    console.info(`hostile /decide: ${decide.ms.toFixed(0)} ms; in the pool: ${pooled.ms.toFixed(0)} ms`);
+    expect(decide.value.status).toBe(200);
+    expect(decide.ms).toBeLessThan(BUDGET_MS);
+    expect((decide.value.json as { featureFlags: Record<string, unknown> }).featureFlags.hostile ?? false).toBe(false);
+    expect(pooled.value.status).toBe(200);
+    expect(pooled.ms).toBeLessThan(BUDGET_MS);
+    expect((pooled.value.json as V2Body).flags.hostile?.enabled ?? false).toBe(false);
+  });
+});
