@@ -105,12 +105,17 @@ export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefine
       const n = input.length;
       const limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
       if (limit === undefined) return undefined;
-      checkRegexAllowance();
       let re = byLimit.get(limit);
       if (re === undefined) {
         re = create(`(?:${pattern})|($)`, 'u', limit);
+        // V8 compiles a RegExp at its first run and again, to machine code, at its second: up to
+        // ~0.2 ms, once per limit, which is no search's cost (the first request after a flag
+        // change would otherwise spend its allowance compiling).
+        re.exec('');
+        re.exec('');
         byLimit.set(limit, re);
       }
+      checkRegexAllowance();
       const started = performance.now();
       const found = re.exec(input);
       spendRegexTime(performance.now() - started);
