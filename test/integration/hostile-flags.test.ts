@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
-import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
+import { cleanupDaemons, useDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { postJson, send } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
@@ -44,91 +44,107 @@ interface LoadFigures {
   capture: { n: number; p50: number; p99: number };
 }
 
-describe('a hostile /flags request', () => {
-  const d = useDaemon({ backend: 'uws' });
+/** `heavy`, and a flag that an SDK's request (`email` at example.com) matches, for the other clients. */
+async function createFlags(d: DaemonHandle, heavy: Record<string, unknown>): Promise<void> {
+  const admin = apiClient(d, d.personalKey);
+  const created = await admin.post(FLAGS, heavy);
+  expect(created.status, created.text).toBe(201);
+  const normal = await admin.post(FLAGS, {
+    key: 'normal',
+    filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'icontains', value: '@example.com' }] }] },
+  });
+  expect(normal.status, normal.text).toBe(201);
+}
+
+/**
+ * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for `loadMs`, while two other
+ * clients send an SDK's /flags request and two a capture, each timed.
+ */
+async function underLoad(d: DaemonHandle, heavyBody: string, onHeavy: (answer: V2Body) => void, loadMs = LOAD_MS): Promise<LoadFigures> {
+  const normalBody = JSON.stringify({ token: d.projectKey, distinct_id: 'someone', person_properties: { email: 'someone@example.com' } });
+  const captureBody = JSON.stringify({ api_key: d.projectKey, event: 'pageview', distinct_id: 'someone', properties: {} });
+  const until = performance.now() + loadMs;
+  const heavyMs: number[] = [];
+  const flagsMs: number[] = [];
+  const captureMs: number[] = [];
+  const heavyClient = async () => {
+    while (performance.now() < until) {
+      const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: heavyBody, headers: JSON_HEADERS }));
+      expect(value.status).toBe(200);
+      heavyMs.push(ms);
+      onHeavy(value.json as V2Body);
+    }
+  };
+  const flagsClient = async () => {
+    while (performance.now() < until) {
+      const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: normalBody, headers: JSON_HEADERS }));
+      expect(value.status).toBe(200);
+      expect((value.json as V2Body).flags.normal?.enabled).toBe(true);
+      flagsMs.push(ms);
+    }
+  };
+  const captureClient = async () => {
+    while (performance.now() < until) {
+      const { ms, value } = await timed(() => send(d, '/capture/', { body: captureBody, headers: JSON_HEADERS }));
+      expect(value.status).toBe(200);
+      captureMs.push(ms);
+    }
+  };
+  await Promise.all([...Array.from({ length: HEAVY_CLIENTS }, heavyClient), flagsClient(), flagsClient(), captureClient(), captureClient()]);
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return {
+    heavy: { n: heavyMs.length, p50: round(percentile(heavyMs, 50)), max: round(Math.max(...heavyMs)) },
+    flags: { n: flagsMs.length, p50: round(percentile(flagsMs, 50)), p99: round(percentile(flagsMs, 99)) },
+    capture: { n: captureMs.length, p50: round(percentile(captureMs, 50)), p99: round(percentile(captureMs, 99)) },
+  };
+}
+
+/**
+ * Measures other clients under the hostile load, after the same volume of requests carrying a
+ * value of the same size that no condition reads (what the volume alone costs), and checks the
+ * bounds. Where the machine is too busy for the fixed bound, the harmless load shows it: the
+ * hostile one may then cost others no more than twice that.
+ */
+async function checkOthersUnaffected(d: DaemonHandle, label: string, hostile: string, unread: string): Promise<V2Body[]> {
+  // Compile the project's flags, and warm the daemon up, before measuring.
+  expect((await send(d, '/flags/?v=2', { body: hostile, headers: JSON_HEADERS })).status).toBe(200);
+  await underLoad(d, unread, () => {}, 500);
+  const baseline = await underLoad(d, unread, () => {});
+  const answers: V2Body[] = [];
+  const figures = await underLoad(d, hostile, (answer) => answers.push(answer));
+  console.info(`${label} under load: ${JSON.stringify({ sameSizeUnread: baseline, hostile: figures })}`);
+  expect(figures.heavy.max).toBeLessThan(BUDGET_MS);
+  const bound = (harmless: number) => Math.max(OTHERS_P99_MS, 2 * harmless);
+  expect(figures.flags.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.flags.p99));
+  expect(figures.capture.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.capture.p99));
+  return answers;
+}
+
+describe('a flag of back-reference conditions and a long value for them', () => {
+  // Not `durable`: a capture's answer would wait for the disk's flush, whose latency on a shared
+  // machine says nothing of the front-end thread's.
+  const d = useDaemon({ backend: 'uws', env: { HEDGEROW_SYNC: 'async' } });
   const email = 'a'.repeat(60_000);
   const hostile = () => ({ token: d.projectKey, distinct_id: 'x', person_properties: { email } });
 
   beforeAll(async () => {
-    const admin = apiClient(d, d.personalKey);
-    // Twenty conditions with a back-reference (RE2 cannot run them), each searched in the value.
+    // Twenty conditions with a back-reference (RE2 cannot run them), each searched in the value:
+    // 1.5 s a request before each V8 search was bounded.
     const groups = Array.from({ length: 20 }, (_, i) => ({
       properties: [{ key: 'email', type: 'person', operator: 'regex', value: `^(a+)\\1+b${i}$` }],
       rollout_percentage: 100,
     }));
-    const created = await admin.post(FLAGS, { key: 'hostile', filters: { groups } });
-    expect(created.status, created.text).toBe(201);
-    const normal = await admin.post(FLAGS, {
-      key: 'normal',
-      filters: { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'icontains', value: '@example.com' }] }] },
-    });
-    expect(normal.status, normal.text).toBe(201);
+    await createFlags(d, { key: 'hostile', filters: { groups } });
   });
 
-  /**
-   * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for LOAD_MS, while one other
-   * client sends an SDK's /flags request and another a capture, each timed.
-   */
-  async function underLoad(heavyBody: string, onHeavy: (answer: V2Body) => void, loadMs = LOAD_MS): Promise<LoadFigures> {
-    const normalBody = JSON.stringify({ token: d.projectKey, distinct_id: 'someone', person_properties: { email: 'someone@example.com' } });
-    const captureBody = JSON.stringify({ api_key: d.projectKey, event: 'pageview', distinct_id: 'someone', properties: {} });
-    const until = performance.now() + loadMs;
-    const heavyMs: number[] = [];
-    const flagsMs: number[] = [];
-    const captureMs: number[] = [];
-    const heavyClient = async () => {
-      while (performance.now() < until) {
-        const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: heavyBody, headers: JSON_HEADERS }));
-        expect(value.status).toBe(200);
-        heavyMs.push(ms);
-        onHeavy(value.json as V2Body);
-      }
-    };
-    const flagsClient = async () => {
-      while (performance.now() < until) {
-        const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: normalBody, headers: JSON_HEADERS }));
-        expect(value.status).toBe(200);
-        expect((value.json as V2Body).flags.normal?.enabled).toBe(true);
-        flagsMs.push(ms);
-      }
-    };
-    const captureClient = async () => {
-      while (performance.now() < until) {
-        const { ms, value } = await timed(() => send(d, '/capture/', { body: captureBody, headers: JSON_HEADERS }));
-        expect(value.status).toBe(200);
-        captureMs.push(ms);
-      }
-    };
-    await Promise.all([...Array.from({ length: HEAVY_CLIENTS }, heavyClient), flagsClient(), captureClient()]);
-    const round = (x: number) => Math.round(x * 10) / 10;
-    return {
-      heavy: { n: heavyMs.length, p50: round(percentile(heavyMs, 50)), max: round(Math.max(...heavyMs)) },
-      flags: { n: flagsMs.length, p50: round(percentile(flagsMs, 50)), p99: round(percentile(flagsMs, 99)) },
-      capture: { n: captureMs.length, p50: round(percentile(captureMs, 50)), p99: round(percentile(captureMs, 99)) },
-    };
-  }
-
   it('is answered within the budget, and other connections are not held up', async () => {
-    // Compile the project's flags (and the patterns), and warm the daemon up, before measuring.
-    expect((await postJson(d, '/flags/?v=2', hostile())).status).toBe(200);
     const unread = JSON.stringify({ token: d.projectKey, distinct_id: 'x', person_properties: { name: email } });
-    await underLoad(unread, () => {}, 500);
-    // The same load with a value of the same size that no condition reads: what the volume costs.
-    const baseline = await underLoad(unread, () => {});
-    const answers: V2Body[] = [];
-    const figures = await underLoad(JSON.stringify(hostile()), (answer) => answers.push(answer));
-    console.info(`/flags under load: ${JSON.stringify({ sameSizeUnread: baseline, hostile: figures })}`);
-    // Each hostile answer: within the budget, and either correct (no condition can match a value
-    // without a `b`) or saying that flags are missing.
-    expect(figures.heavy.max).toBeLessThan(BUDGET_MS);
+    const answers = await checkOthersUnaffected(d, 'back-references', JSON.stringify(hostile()), unread);
+    // Each answer either correct (no condition can match a value without a `b`) or saying that
+    // flags are missing.
     for (const answer of answers) {
       if (!answer.errorsWhileComputingFlags) expect(answer.flags.hostile?.enabled).toBe(false);
     }
-    // Where the machine is too busy for the fixed bound, the same volume of harmless requests
-    // shows it: the hostile ones may then cost others no more than twice that.
-    const bound = (unloaded: number) => Math.max(OTHERS_P99_MS, 2 * unloaded);
-    expect(figures.flags.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.flags.p99));
-    expect(figures.capture.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.capture.p99));
   });
 
   it('is answered the same way by /decide and, for a body over 64 KiB, by the worker pool', async () => {
@@ -136,11 +152,13 @@ describe('a hostile /flags request', () => {
     const padded = { ...hostile(), person_properties: { email, pad: 'p'.repeat(10_000) } };
     const pooled = await timed(() => postJson(d, '/flags/?v=2', padded));
     console.info(`hostile /decide: ${decide.ms.toFixed(0)} ms; in the pool: ${pooled.ms.toFixed(0)} ms`);
+    // Well within the budget: a pool worker answers at half of it what it has done by then, and
+    // before each V8 search was bounded both took 1.7-1.9 s.
     expect(decide.value.status).toBe(200);
-    expect(decide.ms).toBeLessThan(BUDGET_MS);
+    expect(decide.ms).toBeLessThan(BUDGET_MS / 2);
     expect((decide.value.json as { featureFlags: Record<string, unknown> }).featureFlags.hostile ?? false).toBe(false);
     expect(pooled.value.status).toBe(200);
-    expect(pooled.ms).toBeLessThan(BUDGET_MS);
+    expect(pooled.ms).toBeLessThan(BUDGET_MS / 2);
     expect((pooled.value.json as V2Body).flags.hostile?.enabled ?? false).toBe(false);
   });
 });
