@@ -7,6 +7,12 @@
  * `REGEX_ALLOWANCE_SPENT` instead of running, which the engine answers as a time budget run out
  * (the flags done by then, with errorsWhileComputingFlags).
  *
+ * Compiling a pattern's RegExp for a backtrack limit (~0.03-0.2 ms) happens once per thread, by
+ * the first search that needs it: the first request after a flag change compiles every such
+ * pattern it meets, which is no search's cost. But a caller choosing the value's length chooses
+ * the limit, and could make each request compile every pattern again for another one; so an
+ * evaluation's first FREE_COMPILES compiles are not charged, and the others are.
+ *
  * Searches run synchronously on the thread that evaluates, so one allowance per thread, set for
  * the duration of an evaluation, is the evaluation's own. Outside one (the blast-radius counts,
  * tests) it is unlimited.
@@ -16,16 +22,23 @@
 export class RegexAllowanceSpent {}
 export const REGEX_ALLOWANCE_SPENT = new RegexAllowanceSpent();
 
+/** Compiles an evaluation makes before their time is charged too. */
+export const FREE_COMPILES = 32;
+
 let remainingMs = Infinity;
+let freeCompiles = Infinity;
 
 /** Runs `evaluate` with `ms` of V8-engine search time to spend, then restores the previous allowance. */
 export function withRegexAllowance<T>(ms: number, evaluate: () => T): T {
-  const outer = remainingMs;
+  const outerMs = remainingMs;
+  const outerCompiles = freeCompiles;
   remainingMs = ms;
+  freeCompiles = FREE_COMPILES;
   try {
     return evaluate();
   } finally {
-    remainingMs = outer;
+    remainingMs = outerMs;
+    freeCompiles = outerCompiles;
   }
 }
 
@@ -37,4 +50,10 @@ export function checkRegexAllowance(): void {
 /** Takes a search's time from the allowance. */
 export function spendRegexTime(ms: number): void {
   remainingMs -= ms;
+}
+
+/** Takes a compile's time from the allowance, once the evaluation's free compiles are used. */
+export function spendRegexCompileTime(ms: number): void {
+  if (freeCompiles > 0) freeCompiles--;
+  else remainingMs -= ms;
 }

@@ -6,7 +6,14 @@ import {
   searchLimit,
 } from '../../src/flags/bounded-backtracking.js';
 import { compileFlagRegex } from '../../src/flags/flag-regex.js';
-import { REGEX_ALLOWANCE_SPENT, RegexAllowanceSpent, withRegexAllowance } from '../../src/flags/regex-allowance.js';
+import {
+  checkRegexAllowance,
+  FREE_COMPILES,
+  REGEX_ALLOWANCE_SPENT,
+  RegexAllowanceSpent,
+  spendRegexCompileTime,
+  withRegexAllowance,
+} from '../../src/flags/regex-allowance.js';
 import { anchoredAtStart, regexAttemptCost } from '../../src/flags/regex-cost.js';
 
 const cost = (pattern: string, n: number): number => regexAttemptCost(pattern)(n);
@@ -102,6 +109,20 @@ describe('the regex allowance of an evaluation', () => {
     // RE2 patterns are not V8's: they spend nothing and are never refused.
     expect(withRegexAllowance(0, () => compileFlagRegex('@example\\.com$')?.search('max@example.com'))).toBe(true);
     expect(re?.search('max@example.org')).toBe(false);
+  });
+
+  it("charges an evaluation's compiles once it has made FREE_COMPILES of them", () => {
+    withRegexAllowance(1, () => {
+      for (let i = 0; i < FREE_COMPILES; i++) spendRegexCompileTime(10);
+      expect(() => checkRegexAllowance()).not.toThrow();
+      spendRegexCompileTime(10);
+      expect(() => checkRegexAllowance()).toThrow(RegexAllowanceSpent);
+    });
+    // Each evaluation has its own.
+    withRegexAllowance(1, () => {
+      spendRegexCompileTime(10);
+      expect(() => checkRegexAllowance()).not.toThrow();
+    });
   });
 
   it('is spent by the time searches take', () => {
