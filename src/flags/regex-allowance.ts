@@ -25,6 +25,13 @@ export const REGEX_ALLOWANCE_SPENT = new RegexAllowanceSpent();
 /** Compiles an evaluation makes before their time is charged too. */
 export const FREE_COMPILES = 32;
 
+/**
+ * The most one search or compile is charged. Searches are bounded to ~0.6 ms; a longer one is the
+ * thread paused meanwhile (a garbage collection, the OS running something else on a busy
+ * machine), which would otherwise spend an ordinary request's allowance on one short search.
+ */
+export const MAX_CHARGE_MS = 1;
+
 let remainingMs = Infinity;
 let freeCompiles = Infinity;
 
@@ -47,13 +54,13 @@ export function checkRegexAllowance(): void {
   if (remainingMs <= 0) throw REGEX_ALLOWANCE_SPENT;
 }
 
-/** Takes a search's time from the allowance. */
+/** Takes a search's time (at most MAX_CHARGE_MS) from the allowance. */
 export function spendRegexTime(ms: number): void {
-  remainingMs -= ms;
+  remainingMs -= Math.min(ms, MAX_CHARGE_MS);
 }
 
-/** Takes a compile's time from the allowance, once the evaluation's free compiles are used. */
+/** Takes a compile's time (at most MAX_CHARGE_MS) from the allowance, once the evaluation's free compiles are used. */
 export function spendRegexCompileTime(ms: number): void {
   if (freeCompiles > 0) freeCompiles--;
-  else remainingMs -= ms;
+  else remainingMs -= Math.min(ms, MAX_CHARGE_MS);
 }

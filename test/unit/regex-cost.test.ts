@@ -9,9 +9,11 @@ import { compileFlagRegex } from '../../src/flags/flag-regex.js';
 import {
   checkRegexAllowance,
   FREE_COMPILES,
+  MAX_CHARGE_MS,
   REGEX_ALLOWANCE_SPENT,
   RegexAllowanceSpent,
   spendRegexCompileTime,
+  spendRegexTime,
   withRegexAllowance,
 } from '../../src/flags/regex-allowance.js';
 import { anchoredAtStart, regexAttemptCost } from '../../src/flags/regex-cost.js';
@@ -111,17 +113,22 @@ describe('the regex allowance of an evaluation', () => {
     expect(re?.search('max@example.org')).toBe(false);
   });
 
-  it("charges an evaluation's compiles once it has made FREE_COMPILES of them", () => {
-    withRegexAllowance(1, () => {
+  it("charges an evaluation's compiles once it has made FREE_COMPILES of them, each at most MAX_CHARGE_MS", () => {
+    withRegexAllowance(1.5, () => {
       for (let i = 0; i < FREE_COMPILES; i++) spendRegexCompileTime(10);
       expect(() => checkRegexAllowance()).not.toThrow();
-      spendRegexCompileTime(10);
+      spendRegexCompileTime(10); // charged MAX_CHARGE_MS: 0.5 ms left
+      expect(() => checkRegexAllowance()).not.toThrow();
+      spendRegexCompileTime(0.5);
       expect(() => checkRegexAllowance()).toThrow(RegexAllowanceSpent);
     });
-    // Each evaluation has its own.
-    withRegexAllowance(1, () => {
+    // Each evaluation has its own; a search is charged at most MAX_CHARGE_MS too.
+    withRegexAllowance(MAX_CHARGE_MS + 0.5, () => {
       spendRegexCompileTime(10);
+      spendRegexTime(50);
       expect(() => checkRegexAllowance()).not.toThrow();
+      spendRegexTime(0.5);
+      expect(() => checkRegexAllowance()).toThrow(RegexAllowanceSpent);
     });
   });
 
