@@ -16,8 +16,9 @@ const FLAGS = '/api/projects/1/feature_flags/';
 /** HEDGEROW_FLAGS_TIMEOUT_MS's default. */
 const BUDGET_MS = 2000;
 const HEAVY_CLIENTS = 4;
+/** Each load's time, in four slices alternating with the other's. */
 const LOAD_MS = 2000;
-/** Other clients' p99 latency under the hostile load, on a shared 2-core machine (see below). */
+/** Other clients' p99 latency under the hostile load, on a quiet 2-core machine (see below). */
 const OTHERS_P99_MS = 50;
 
 interface V2Body {
@@ -38,11 +39,13 @@ async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> 
   return { ms: performance.now() - started, value };
 }
 
-interface LoadFigures {
-  heavy: { n: number; p50: number; max: number };
-  flags: { n: number; p50: number; p99: number };
-  capture: { n: number; p50: number; p99: number };
+interface Samples {
+  heavy: number[];
+  flags: number[];
+  capture: number[];
 }
+
+const noSamples = (): Samples => ({ heavy: [], flags: [], capture: [] });
 
 /** `heavy`, and a flag that an SDK's request (`email` at example.com) matches, for the other clients. */
 async function createFlags(d: DaemonHandle, heavy: Record<string, unknown>): Promise<void> {
@@ -58,20 +61,17 @@ async function createFlags(d: DaemonHandle, heavy: Record<string, unknown>): Pro
 
 /**
  * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for `loadMs`, while two other
- * clients send an SDK's /flags request and two a capture, each timed.
+ * clients send an SDK's /flags request and two a capture, each timed into `into`.
  */
-async function underLoad(d: DaemonHandle, heavyBody: string, onHeavy: (answer: V2Body) => void, loadMs = LOAD_MS): Promise<LoadFigures> {
+async function underLoad(d: DaemonHandle, heavyBody: string, into: Samples, loadMs: number, onHeavy = (_: V2Body) => {}): Promise<void> {
   const normalBody = JSON.stringify({ token: d.projectKey, distinct_id: 'someone', person_properties: { email: 'someone@example.com' } });
   const captureBody = JSON.stringify({ api_key: d.projectKey, event: 'pageview', distinct_id: 'someone', properties: {} });
   const until = performance.now() + loadMs;
-  const heavyMs: number[] = [];
-  const flagsMs: number[] = [];
-  const captureMs: number[] = [];
   const heavyClient = async () => {
     while (performance.now() < until) {
       const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: heavyBody, headers: JSON_HEADERS }));
       expect(value.status).toBe(200);
-      heavyMs.push(ms);
+      into.heavy.push(ms);
       onHeavy(value.json as V2Body);
     }
   };
@@ -79,44 +79,52 @@ async function underLoad(d: DaemonHandle, heavyBody: string, onHeavy: (answer: V
     while (performance.now() < until) {
       const { ms, value } = await timed(() => send(d, '/flags/?v=2', { body: normalBody, headers: JSON_HEADERS }));
       expect(value.status).toBe(200);
-      expect((value.json as V2Body).flags.normal?.enabled).toBe(true);
-      flagsMs.push(ms);
+      expect((value.json as V2Body).flags.normal?.enabled, value.text.slice(0, 200)).toBe(true);
+      into.flags.push(ms);
     }
   };
   const captureClient = async () => {
     while (performance.now() < until) {
       const { ms, value } = await timed(() => send(d, '/capture/', { body: captureBody, headers: JSON_HEADERS }));
       expect(value.status).toBe(200);
-      captureMs.push(ms);
+      into.capture.push(ms);
     }
   };
   await Promise.all([...Array.from({ length: HEAVY_CLIENTS }, heavyClient), flagsClient(), flagsClient(), captureClient(), captureClient()]);
+}
+
+function figures(s: Samples) {
   const round = (x: number) => Math.round(x * 10) / 10;
-  return {
-    heavy: { n: heavyMs.length, p50: round(percentile(heavyMs, 50)), max: round(Math.max(...heavyMs)) },
-    flags: { n: flagsMs.length, p50: round(percentile(flagsMs, 50)), p99: round(percentile(flagsMs, 99)) },
-    capture: { n: captureMs.length, p50: round(percentile(captureMs, 50)), p99: round(percentile(captureMs, 99)) },
-  };
+  const of = (ms: number[]) => ({ n: ms.length, p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)), max: round(Math.max(...ms)) });
+  return { heavy: of(s.heavy), flags: of(s.flags), capture: of(s.capture) };
 }
 
 /**
- * Measures other clients under the hostile load, after the same volume of requests carrying a
- * value of the same size that no condition reads (what the volume alone costs), and checks the
- * bounds. Where the machine is too busy for the fixed bound, the harmless load shows it: the
- * hostile one may then cost others no more than twice that.
+ * Measures other clients under the hostile load, and under the same volume of requests carrying a
+ * value of the same size that no condition reads (what the volume alone costs), in alternating
+ * slices so that both see the same machine, and checks the bounds. Other clients' p99 under the
+ * hostile load: below 50 ms (15-31 ms measured on this 2-core machine at load ~2.5), or, where
+ * the machine is too busy for that (a scheduler stall of a few hundred ms hits either load), no
+ * worse than twice the harmless load's p99 or its slowest request.
  */
 async function checkOthersUnaffected(d: DaemonHandle, label: string, hostile: string, unread: string): Promise<V2Body[]> {
   // Compile the project's flags, and warm the daemon up, before measuring.
   expect((await send(d, '/flags/?v=2', { body: hostile, headers: JSON_HEADERS })).status).toBe(200);
-  await underLoad(d, unread, () => {}, 500);
-  const baseline = await underLoad(d, unread, () => {});
+  await underLoad(d, unread, noSamples(), 1000);
+  const harmless = noSamples();
+  const hostileSamples = noSamples();
   const answers: V2Body[] = [];
-  const figures = await underLoad(d, hostile, (answer) => answers.push(answer));
-  console.info(`${label} under load: ${JSON.stringify({ sameSizeUnread: baseline, hostile: figures })}`);
-  expect(figures.heavy.max).toBeLessThan(BUDGET_MS);
-  const bound = (harmless: number) => Math.max(OTHERS_P99_MS, 2 * harmless);
-  expect(figures.flags.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.flags.p99));
-  expect(figures.capture.p99, JSON.stringify(figures)).toBeLessThan(bound(baseline.capture.p99));
+  for (let slice = 0; slice < 4; slice++) {
+    await underLoad(d, unread, harmless, LOAD_MS / 4);
+    await underLoad(d, hostile, hostileSamples, LOAD_MS / 4, (answer) => answers.push(answer));
+  }
+  const base = figures(harmless);
+  const under = figures(hostileSamples);
+  console.info(`${label} under load: ${JSON.stringify({ sameSizeUnread: base, hostile: under })}`);
+  expect(under.heavy.max).toBeLessThan(BUDGET_MS);
+  const bound = (kind: 'flags' | 'capture') => Math.max(OTHERS_P99_MS, 2 * base[kind].p99, base[kind].max);
+  expect(under.flags.p99, JSON.stringify(under)).toBeLessThan(bound('flags'));
+  expect(under.capture.p99, JSON.stringify(under)).toBeLessThan(bound('capture'));
   return answers;
 }
 
