@@ -74,7 +74,7 @@ export function backtrackLimit(backtracks: number): number | undefined {
  * The backtrack limit of a search of an input of `length` characters, from one attempt's cost;
  * undefined when not even that fits: the search gives up without running, as it would have at
  * the limit. Long inputs get there first, sooner the dearer the pattern: `(?=a*b)` is searched
- * up to ~1,000 characters, `^(?!.*internal)` up to ~200,000, `^(a+)\1+b$` up to ~100.
+ * up to ~1,400 characters, `^(?!.*internal)` up to ~400,000, `^(a+)\1+b$` up to ~100.
  */
 export function searchLimit(length: number, attemptCost: number, anchored: boolean): number | undefined {
   const positions = (length + 1) * (anchored ? 3 : attemptCost);
