@@ -18,9 +18,9 @@
  * backtracks (a back-reference compares up to the whole input; a loop around a lookaround scans
  * the rest of the input at every iteration), so each search's limit is set from the pattern's
  * shape and the input's length (regex-cost.ts): (backtracks allowed + 1) × the cost of one
- * attempt stays within SEARCH_STEP_BUDGET, and an input on which one attempt alone would cost
- * more is not searched at all (the search gives up). The evaluation's time in such searches is
- * capped as well (regex-allowance.ts).
+ * attempt, plus the attempts at the other start positions, stays within SEARCH_STEP_BUDGET, and
+ * an input on which that cannot hold is not searched at all (the search gives up). The time an
+ * evaluation spends in such searches is capped as well (regex-allowance.ts).
  *
  * The factory is checked when loaded: a pattern that needs about a million backtracks to match
  * must give up under a limit of 1,000, and a back-reference must still match. Where either fails
@@ -33,10 +33,10 @@ import { checkRegexAllowance, spendRegexCompileTime, spendRegexTime } from './re
 import { anchoredAtStart, regexAttemptCost } from './regex-cost.js';
 
 /**
- * The backtrack limit on short inputs. V8 counts every backtrack of the pattern (and each start
- * position of a search as one), where `fancy_regex` counts only those of its own backtracking
- * parts (it hands the rest to a linear engine), so the same limit would give up on patterns the
- * Rust service matches. 100,000 backtracks take V8 about 0.5 ms on this machine (measured: ~0.05
+ * The backtrack limit on short inputs. V8 counts every backtrack of the pattern (and often
+ * each start position of a search as one), where `fancy_regex` counts only those of its own
+ * backtracking parts (it hands the rest to a linear engine), so the same limit would give up on
+ * patterns the Rust service matches. 100,000 backtracks take V8 about 0.5 ms on this machine (measured: ~0.05
  * ms for 10,000, ~4.7 ms for 1,000,000), about the time the Rust service bounds its own at ("10k
  * steps completes in ~1ms worst case", rust/feature-flags/src/properties/property_matching.rs).
  */

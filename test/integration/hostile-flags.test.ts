@@ -63,9 +63,24 @@ async function createFlags(d: DaemonHandle, heavy: Record<string, unknown>): Pro
  * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for `loadMs`, while two other
  * clients send an SDK's /flags request and two a capture, each timed into `into`.
  */
-async function underLoad(d: DaemonHandle, heavyBody: string, into: Samples, loadMs: number, onHeavy = (_: V2Body) => {}): Promise<void> {
-  const normalBody = JSON.stringify({ token: d.projectKey, distinct_id: 'someone', person_properties: { email: 'someone@example.com' } });
-  const captureBody = JSON.stringify({ api_key: d.projectKey, event: 'pageview', distinct_id: 'someone', properties: {} });
+async function underLoad(
+  d: DaemonHandle,
+  heavyBody: string,
+  into: Samples,
+  loadMs: number,
+  onHeavy = (_: V2Body) => {},
+): Promise<void> {
+  const normalBody = JSON.stringify({
+    token: d.projectKey,
+    distinct_id: 'someone',
+    person_properties: { email: 'someone@example.com' },
+  });
+  const captureBody = JSON.stringify({
+    api_key: d.projectKey,
+    event: 'pageview',
+    distinct_id: 'someone',
+    properties: {},
+  });
   const until = performance.now() + loadMs;
   const heavyClient = async () => {
     while (performance.now() < until) {
@@ -90,12 +105,18 @@ async function underLoad(d: DaemonHandle, heavyBody: string, into: Samples, load
       into.capture.push(ms);
     }
   };
-  await Promise.all([...Array.from({ length: HEAVY_CLIENTS }, heavyClient), flagsClient(), flagsClient(), captureClient(), captureClient()]);
+  const heavy = Array.from({ length: HEAVY_CLIENTS }, heavyClient);
+  await Promise.all([...heavy, flagsClient(), flagsClient(), captureClient(), captureClient()]);
 }
 
 function figures(s: Samples) {
   const round = (x: number) => Math.round(x * 10) / 10;
-  const of = (ms: number[]) => ({ n: ms.length, p50: round(percentile(ms, 50)), p99: round(percentile(ms, 99)), max: round(Math.max(...ms)) });
+  const of = (ms: number[]) => ({
+    n: ms.length,
+    p50: round(percentile(ms, 50)),
+    p99: round(percentile(ms, 99)),
+    max: round(Math.max(...ms)),
+  });
   return { heavy: of(s.heavy), flags: of(s.flags), capture: of(s.capture) };
 }
 

@@ -45,7 +45,8 @@ const FLAGS_PER_BUDGET_CHECK = 8;
 
 export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
   const allowance = ctx.regexAllowanceMs;
-  return allowance === undefined ? evaluateInOrder(snapshot, ctx) : withRegexAllowance(allowance, () => evaluateInOrder(snapshot, ctx));
+  if (allowance === undefined) return evaluateInOrder(snapshot, ctx);
+  return withRegexAllowance(allowance, () => evaluateInOrder(snapshot, ctx));
 }
 
 function evaluateInOrder(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
@@ -67,8 +68,8 @@ function evaluateInOrder(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagRe
       state.values[flag.slot] = r.failed === true ? undefined : r.enabled ? (r.variant ?? true) : false;
     }
   } catch (e) {
-    if (e instanceof OutOfTime || e instanceof RegexAllowanceSpent) return new FlagResults(snapshot, results, count, false);
-    throw e;
+    if (!(e instanceof OutOfTime || e instanceof RegexAllowanceSpent)) throw e;
+    return new FlagResults(snapshot, results, count, false);
   }
   return new FlagResults(snapshot, results, count, true);
 }
