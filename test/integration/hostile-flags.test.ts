@@ -125,8 +125,9 @@ function figures(s: Samples) {
  * value of the same size that no condition reads (what the volume alone costs), in alternating
  * slices so that both see the same machine, and checks the bounds. Other clients' p99 under the
  * hostile load: below 50 ms (15-31 ms measured on this 2-core machine at load ~2.5), or, where
- * the machine is too busy for that (a scheduler stall of a few hundred ms hits either load), no
- * worse than twice the harmless load's p99 or its slowest request.
+ * the machine is too busy for that (at load 5-7 the harmless load alone gives 40-120 ms, and a
+ * scheduler stall of a hundred ms hits either load), below three times the harmless load's p99.
+ * Before each V8 search was bounded, it was seconds.
  */
 async function checkOthersUnaffected(d: DaemonHandle, label: string, hostile: string, unread: string): Promise<V2Body[]> {
   // Compile the project's flags, and warm the daemon up, before measuring.
@@ -143,7 +144,7 @@ async function checkOthersUnaffected(d: DaemonHandle, label: string, hostile: st
   const under = figures(hostileSamples);
   console.info(`${label} under load: ${JSON.stringify({ sameSizeUnread: base, hostile: under })}`);
   expect(under.heavy.max).toBeLessThan(BUDGET_MS);
-  const bound = (kind: 'flags' | 'capture') => Math.max(OTHERS_P99_MS, 2 * base[kind].p99, base[kind].max);
+  const bound = (kind: 'flags' | 'capture') => Math.max(OTHERS_P99_MS, 3 * base[kind].p99);
   expect(under.flags.p99, JSON.stringify(under)).toBeLessThan(bound('flags'));
   expect(under.capture.p99, JSON.stringify(under)).toBeLessThan(bound('capture'));
   return answers;
