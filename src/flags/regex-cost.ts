@@ -171,6 +171,15 @@ class PatternReader {
 
   constructor(private readonly src: string) {}
 
+  /**
+   * Where `ch` next occurs from the reader's position (the end when it does not: the pattern is
+   * valid, but a reader that went back to the start would never end).
+   */
+  private find(ch: string): number {
+    const at = this.src.indexOf(ch, this.i);
+    return at === -1 ? this.src.length : at;
+  }
+
   /** The alternatives at the reader's position, up to a `)` or the end. */
   alternation(): Term[][] {
     const alternatives = [this.sequence()];
@@ -224,7 +233,7 @@ class PatternReader {
       const next = this.src[this.i + 1];
       const after = this.src[this.i + 2];
       if (next === '<' && after !== '=' && after !== '!') {
-        const close = this.src.indexOf('>', this.i);
+        const close = this.find('>');
         name = this.src.slice(this.i + 2, close);
         this.i = close + 1;
       } else {
@@ -296,7 +305,7 @@ class PatternReader {
     }
     switch (ch) {
       case 'k': {
-        const close = this.src.indexOf('>', this.i);
+        const close = this.find('>');
         const name = this.src.slice(this.i + 1, close);
         this.i = close + 1;
         return { kind: 'backReference', group: name };
@@ -318,7 +327,7 @@ class PatternReader {
         return { kind: 'char', set: complement(SPACE) };
       case 'p':
       case 'P':
-        this.i = this.src.indexOf('}', this.i) + 1;
+        this.i = this.find('}') + 1;
         return { kind: 'char', set: null };
       case 't':
         return { kind: 'char', set: single(0x09) };
@@ -338,7 +347,7 @@ class PatternReader {
         return this.hex(2);
       case 'u':
         if (this.src[this.i] === '{') {
-          const close = this.src.indexOf('}', this.i);
+          const close = this.find('}');
           const code = parseInt(this.src.slice(this.i + 1, close), 16);
           this.i = close + 1;
           return { kind: 'char', set: single(code) };
@@ -369,7 +378,7 @@ class PatternReader {
       min = ch === '+' ? 1 : 0;
       max = ch === '?' ? 1 : Infinity;
     } else if (ch === '{') {
-      const close = this.src.indexOf('}', this.i);
+      const close = this.find('}');
       const [low, high] = this.src.slice(this.i + 1, close).split(',');
       min = Number(low);
       max = high === undefined ? min : high === '' ? Infinity : Number(high);

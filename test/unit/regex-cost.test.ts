@@ -147,3 +147,25 @@ describe('the regex allowance of an evaluation', () => {
     expect(searched).toBeLessThan(10_000);
   });
 });
+
+describe('regexAttemptCost over the whole dialect', () => {
+  it('reads every construct of the flag dialect to its end, with a finite cost', () => {
+    const patterns = [
+      '(?<year>\\d{4})-\\k<year>',
+      '\\p{Lu}+\\P{L}*[\\p{N}\\-x]',
+      '[\\b\\]\\\\]+\\u{1F600}\\u0041\\x7f\\cA\\0\\t\\n\\v\\f\\r',
+      '[^]*?[]|a{2}?b{3,}?c{0,1}',
+      '(?:(?<=a)(?<!b)(?=c)(?!d))+',
+      '\\uD83D\\uDE00+', // a surrogate pair written as two escapes
+      '((((a))))\\4\\3\\2\\1',
+      '\\/\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\^\\$',
+    ];
+    for (const pattern of patterns) {
+      expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow();
+      for (const n of [0, 10, 1000]) {
+        const c = cost(pattern, n);
+        expect(Number.isFinite(c) && c >= 1, `${pattern} at ${n}: ${c}`).toBe(true);
+      }
+    }
+  });
+});
