@@ -26,7 +26,7 @@ export const REGEX_ALLOWANCE_SPENT = new RegexAllowanceSpent();
 export const FREE_COMPILES = 32;
 
 /**
- * The most one search or compile is charged. Searches are bounded to ~0.6 ms; a longer one is the
+ * The most one search or compile is charged. Searches are bounded to ~1 ms; a longer one is the
  * thread paused meanwhile (a garbage collection, the OS running something else on a busy
  * machine), which would otherwise spend an ordinary request's allowance on one short search.
  */
