@@ -17,14 +17,15 @@
  * * a group: its body, followed by what follows the group; a lookaround: its body, on its own
  *   (it is atomic), then what follows it;
  * * a quantified group: its body times the iterations, at most n + 1 (V8 ends an iteration that
- *   matches nothing) and at most the quantifier's maximum; a quantified single character: the
- *   iterations, and when what follows it (to the end of the enclosing lookaround, or of the
- *   pattern) costs more than linear time, that again at every step.
+ *   matches nothing) and at most the quantifier's maximum;
+ * * a quantified single character: the iterations; and when what follows it (to the end of the
+ *   enclosing lookaround, or of the pattern) does not cost a constant, that again at every
+ *   iteration, unless what follows can only start with characters the loop does not take (then
+ *   each step back fails at its first character: `(\w+)\s+\1` stays linear, `^(?=a*a*b)` is n²).
  *
- * A single character loop followed by linear work (`^(?=a*a*b)`: n² steps, counted by none) is
- * not multiplied: that would put the common `(\w+)\s+\1` at n³, where V8 rejects each step back
- * at once (its next character cannot start `\s`). The cost of such loops is bounded instead by
- * the length of the inputs searched at all (bounded-backtracking.ts).
+ * The characters a piece can start with are worked out for literal characters, classes, `.`,
+ * `\d`, `\w`, `\s` and their negations; a lookaround that scans, or anything else, may start
+ * with any.
  */
 
 import {
@@ -57,6 +58,22 @@ interface Cost {
 
 const NOTHING: Cost = { at: () => 0, degree: 0, first: EMPTY };
 
+/**
+ * `cost`, remembering its last answer: what follows an alternation is shared by each of its
+ * alternatives, so without it a sequence of k alternations is evaluated 2^k times.
+ */
+function remembered(cost: RegexCost): RegexCost {
+  let lastN = NaN;
+  let last = 0;
+  return (n) => {
+    if (n !== lastN) {
+      last = cost(n);
+      lastN = n;
+    }
+    return last;
+  };
+}
+
 /** `steps` more than `rest`, starting with `first`. */
 function before(steps: number | Cost, rest: Cost, first: CharSet | null): Cost {
   if (typeof steps === 'number') {
@@ -64,14 +81,14 @@ function before(steps: number | Cost, rest: Cost, first: CharSet | null): Cost {
       const total = steps + rest.at(0);
       return { at: () => total, degree: 0, first };
     }
-    return { at: (n) => steps + rest.at(n), degree: rest.degree, first };
+    return { at: remembered((n) => steps + rest.at(n)), degree: rest.degree, first };
   }
-  return { at: (n) => steps.at(n) + rest.at(n), degree: Math.max(steps.degree, rest.degree), first };
+  return { at: remembered((n) => steps.at(n) + rest.at(n)), degree: Math.max(steps.degree, rest.degree), first };
 }
 
 /** `body`, at most `max` and at most n + 1 times. */
 function times(max: number, body: Cost, first: CharSet | null): Cost {
-  return { at: (n) => Math.min(max, n + 1) * body.at(n), degree: body.degree + 1, first };
+  return { at: remembered((n) => Math.min(max, n + 1) * body.at(n)), degree: body.degree + 1, first };
 }
 
 const LINEAR: Cost = { at: (n) => n + 1, degree: 1, first: null };
@@ -149,11 +166,11 @@ class CostModel {
     let first: CharSet | null = EMPTY;
     for (const c of costs) first = union(first, c.first);
     return {
-      at: (n) => {
+      at: remembered((n) => {
         let most = 0;
         for (const c of costs) most = Math.max(most, c.at(n));
         return most;
-      },
+      }),
       degree: Math.max(...costs.map((c) => c.degree)),
       first,
     };
