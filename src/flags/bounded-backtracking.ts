@@ -29,7 +29,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import type { FlagRegex } from './flag-regex.js';
-import { checkRegexAllowance, spendRegexCompileTime, spendRegexTime } from './regex-allowance.js';
+import { checkCompileAllowance, checkRegexAllowance, spendRegexCompileTime, spendRegexTime } from './regex-allowance.js';
 import { anchoredAtStart, regexAttemptCost } from './regex-cost.js';
 
 /**
@@ -82,9 +82,36 @@ export function searchLimit(length: number, attemptCost: number, anchored: boole
   return backtrackLimit((SEARCH_STEP_BUDGET - positions) / attemptCost - 1);
 }
 
+/** Input lengths at which a pattern's limits are worked out: ⌈2^(k/4)⌉, k = 0, 1, …, 100. */
+const LENGTHS = Array.from({ length: 101 }, (_, k) => Math.ceil(2 ** (k / 4)));
+
+/** The index of the first of LENGTHS not below `n`. */
+function lengthIndex(n: number): number {
+  let k = Math.max(0, Math.floor(4 * Math.log2(Math.max(n, 1))) - 1);
+  while (k < LENGTHS.length && (LENGTHS[k] as number) < n) k++;
+  return k;
+}
+
+/**
+ * Each search's limit by lengthIndex, worked out once from the pattern (so that a search is a
+ * lookup): that of the next length up, which never allows more (costs grow with the length).
+ * It ends at the first length not searched at all, as do all longer ones.
+ */
+function limitsByLength(pattern: string): (number | undefined)[] {
+  const attemptCost = regexAttemptCost(pattern);
+  const anchored = anchoredAtStart(pattern);
+  const limits: (number | undefined)[] = [];
+  for (const n of LENGTHS) {
+    const limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
+    limits.push(limit);
+    if (limit === undefined) break;
+  }
+  return limits;
+}
+
 /**
  * `pattern` (flag dialect: `u`) as a search with a bounded cost; undefined where this V8 cannot
- * bound it. Throws on an invalid pattern.
+ * bound it. Throws on an invalid pattern (and on one too large to work its cost out).
  *
  * A RegExp that gives up answers as if nothing matched, and the Rust service tells the two
  * apart: giving up is an error there, which its condition matching reads as no match, for
@@ -98,17 +125,16 @@ export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefine
   if (factory === undefined) return undefined;
   const create = factory;
   const endGroup = new RegExp(`${pattern}|`, 'u').exec('')?.length ?? 1; // the pattern's groups + 1
-  const attemptCost = regexAttemptCost(pattern);
-  const anchored = anchoredAtStart(pattern);
+  const limits = limitsByLength(pattern);
   const byLimit = new Map<number, RegExp>();
   return {
     search(input) {
-      const n = input.length;
-      const limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
+      const limit = limits[lengthIndex(input.length)];
       if (limit === undefined) return undefined;
       checkRegexAllowance();
       let re = byLimit.get(limit);
       if (re === undefined) {
+        checkCompileAllowance();
         const compiling = performance.now();
         re = create(`(?:${pattern})|($)`, 'u', limit);
         // V8 compiles a RegExp at its first run and again, to machine code, at its second: done

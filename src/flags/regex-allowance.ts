@@ -7,11 +7,12 @@
  * `REGEX_ALLOWANCE_SPENT` instead of running, which the engine answers as a time budget run out
  * (the flags done by then, with errorsWhileComputingFlags).
  *
- * Compiling a pattern's RegExp for a backtrack limit (~0.03-0.2 ms) happens once per thread, by
- * the first search that needs it: the first request after a flag change compiles every such
- * pattern it meets, which is no search's cost. But a caller choosing the value's length chooses
- * the limit, and could make each request compile every pattern again for another one; so an
- * evaluation's first FREE_COMPILES compiles are not charged, and the others are.
+ * Compiling a pattern's RegExp for a backtrack limit (0.05-0.5 ms for patterns of a few hundred
+ * characters, tens of milliseconds for some of a thousand) happens once per thread, by the first
+ * search that needs it: the first request after a start compiles every such pattern it meets,
+ * which is no search's cost. But a caller choosing the value's length chooses the limit, and
+ * could make each request compile every pattern again for another one; so compiles have an
+ * allowance of their own, COMPILE_ALLOWANCE_MS per evaluation.
  *
  * Searches run synchronously on the thread that evaluates, so one allowance per thread, set for
  * the duration of an evaluation, is the evaluation's own. Outside one (the blast-radius counts,
@@ -22,30 +23,30 @@
 export class RegexAllowanceSpent {}
 export const REGEX_ALLOWANCE_SPENT = new RegexAllowanceSpent();
 
-/** Compiles an evaluation makes before their time is charged too. */
-export const FREE_COMPILES = 32;
+/** The time an evaluation may spend compiling (a project's first request compiles ~20-50 patterns in it). */
+export const COMPILE_ALLOWANCE_MS = 10;
 
 /**
- * The most one search or compile is charged. Searches are bounded to ~1 ms; a longer one is the
- * thread paused meanwhile (a garbage collection, the OS running something else on a busy
- * machine), which would otherwise spend an ordinary request's allowance on one short search.
+ * The most one search is charged. Searches are bounded to ~1 ms; a longer one is the thread
+ * paused meanwhile (a garbage collection, the OS running something else on a busy machine),
+ * which would otherwise spend an ordinary request's allowance on one short search.
  */
 export const MAX_CHARGE_MS = 1;
 
 let remainingMs = Infinity;
-let freeCompiles = Infinity;
+let compileRemainingMs = Infinity;
 
 /** Runs `evaluate` with `ms` of V8-engine search time to spend, then restores the previous allowance. */
 export function withRegexAllowance<T>(ms: number, evaluate: () => T): T {
   const outerMs = remainingMs;
-  const outerCompiles = freeCompiles;
+  const outerCompileMs = compileRemainingMs;
   remainingMs = ms;
-  freeCompiles = FREE_COMPILES;
+  compileRemainingMs = COMPILE_ALLOWANCE_MS;
   try {
     return evaluate();
   } finally {
     remainingMs = outerMs;
-    freeCompiles = outerCompiles;
+    compileRemainingMs = outerCompileMs;
   }
 }
 
@@ -54,13 +55,17 @@ export function checkRegexAllowance(): void {
   if (remainingMs <= 0) throw REGEX_ALLOWANCE_SPENT;
 }
 
+/** Throws REGEX_ALLOWANCE_SPENT when nothing is left for another compile. */
+export function checkCompileAllowance(): void {
+  if (compileRemainingMs <= 0) throw REGEX_ALLOWANCE_SPENT;
+}
+
 /** Takes a search's time (at most MAX_CHARGE_MS) from the allowance. */
 export function spendRegexTime(ms: number): void {
   remainingMs -= Math.min(ms, MAX_CHARGE_MS);
 }
 
-/** Takes a compile's time (at most MAX_CHARGE_MS) from the allowance, once the evaluation's free compiles are used. */
+/** Takes a compile's time from the compile allowance. */
 export function spendRegexCompileTime(ms: number): void {
-  if (freeCompiles > 0) freeCompiles--;
-  else remainingMs -= Math.min(ms, MAX_CHARGE_MS);
+  compileRemainingMs -= ms;
 }

@@ -7,8 +7,9 @@ import {
 } from '../../src/flags/bounded-backtracking.js';
 import { compileFlagRegex } from '../../src/flags/flag-regex.js';
 import {
+  checkCompileAllowance,
   checkRegexAllowance,
-  FREE_COMPILES,
+  COMPILE_ALLOWANCE_MS,
   MAX_CHARGE_MS,
   REGEX_ALLOWANCE_SPENT,
   RegexAllowanceSpent,
@@ -113,23 +114,25 @@ describe('the regex allowance of an evaluation', () => {
     expect(re?.search('max@example.org')).toBe(false);
   });
 
-  it("charges an evaluation's compiles once it has made FREE_COMPILES of them, each at most MAX_CHARGE_MS", () => {
+  it('gives compiles an allowance of their own, and charges a search at most MAX_CHARGE_MS', () => {
     withRegexAllowance(1.5, () => {
-      for (let i = 0; i < FREE_COMPILES; i++) spendRegexCompileTime(10);
+      spendRegexCompileTime(COMPILE_ALLOWANCE_MS - 0.1);
+      expect(() => checkCompileAllowance()).not.toThrow();
       expect(() => checkRegexAllowance()).not.toThrow();
-      spendRegexCompileTime(10); // charged MAX_CHARGE_MS: 0.5 ms left
-      expect(() => checkRegexAllowance()).not.toThrow();
-      spendRegexCompileTime(0.5);
-      expect(() => checkRegexAllowance()).toThrow(RegexAllowanceSpent);
-    });
-    // Each evaluation has its own; a search is charged at most MAX_CHARGE_MS too.
-    withRegexAllowance(MAX_CHARGE_MS + 0.5, () => {
-      spendRegexCompileTime(10);
-      spendRegexTime(50);
+      spendRegexCompileTime(0.1);
+      expect(() => checkCompileAllowance()).toThrow(RegexAllowanceSpent);
+      expect(() => checkRegexAllowance()).not.toThrow(); // searches of compiled patterns go on
+      spendRegexTime(50); // a garbage collection during a search: MAX_CHARGE_MS
       expect(() => checkRegexAllowance()).not.toThrow();
       spendRegexTime(0.5);
       expect(() => checkRegexAllowance()).toThrow(RegexAllowanceSpent);
     });
+    // Each evaluation has its own.
+    withRegexAllowance(1, () => {
+      expect(() => checkCompileAllowance()).not.toThrow();
+      expect(() => checkRegexAllowance()).not.toThrow();
+    });
+    expect(MAX_CHARGE_MS).toBe(1);
   });
 
   it('is spent by the time searches take', () => {
