@@ -65,6 +65,16 @@ describe('regexAttemptCost', () => {
   });
 });
 
+describe('regexAttemptCost of large patterns', () => {
+  it('works a long pattern out at once (alternatives share what follows them)', () => {
+    const pattern = `${'(?:a|b)'.repeat(40)}a*(?=x)`;
+    const started = performance.now();
+    expect(cost(pattern, 1000)).toBeGreaterThan(1000);
+    expect(performance.now() - started).toBeLessThan(500); // walked 2^40 times before
+    expect(compileFlagRegex(pattern)?.search('ab'.repeat(30))).toBe(false);
+  });
+});
+
 describe('anchoredAtStart', () => {
   it('tells a pattern anchored at the start from one that is not', () => {
     expect(anchoredAtStart('^(?=a)')).toBe(true);
