@@ -124,7 +124,7 @@ function figures(s: Samples) {
  * Measures other clients under the hostile load, and under the same volume of requests carrying a
  * value of the same size that no condition reads (what the volume alone costs), in alternating
  * slices so that both see the same machine, and checks the bounds. Other clients' p99 under the
- * hostile load: below 50 ms (15-31 ms measured on this 2-core machine at load ~2.5), or, where
+ * hostile load: below 50 ms (15-31 ms measured on a 2-core machine at load ~2.5), or, where
  * the machine is too busy for that (at load 5-7 the harmless load alone gives 40-120 ms, and a
  * scheduler stall of a hundred ms hits either load), below three times the harmless load's p99.
  * Before each V8 search was bounded, it was seconds.
