@@ -57,3 +57,10 @@ export const HTTP_HEAD_TIMEOUT_MS = 10_000;
  * trickling a byte at a time cannot hold a connection for ever.
  */
 export const HTTP_REQUEST_TIMEOUT_MS = 300_000;
+
+/**
+ * A `/flags` or `/decide` evaluation spends at most this much time in V8-engine regex searches
+ * (back-references, lookaround): each is bounded on its own (src/flags/bounded-backtracking.ts),
+ * but a flag may hold a thousand of them; past it the evaluation stops as over its time budget.
+ */
+export const FLAGS_REGEX_ALLOWANCE_MS = 5;

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
+import { FLAGS_REGEX_ALLOWANCE_MS } from '../limits.js';
 import { evaluateFlags } from '../flags/engine/evaluate-flags.js';
 import type { FlagResult } from '../flags/engine/evaluate-types.js';
 import { remoteConfigFields } from '../flags/remote-config.js';
@@ -105,6 +106,7 @@ function evaluateRequest(
     if (visible !== null) built.ctx.visible = visible;
     const deadline = req.deadline;
     if (deadline !== undefined) built.ctx.overBudget = () => Date.now() > deadline;
+    built.ctx.regexAllowanceMs = FLAGS_REGEX_ALLOWANCE_MS;
     const evaluated = evaluateFlags(flags.snapshot, built.ctx);
     results = evaluated;
     errors = built.storeError || !evaluated.complete;

@@ -14,6 +14,14 @@
  * changes the meaning of no valid program. Nothing of this happens until the first such pattern
  * is compiled.
  *
+ * A backtrack limit alone does not bound the time: V8 does work it does not count between two
+ * backtracks (a back-reference compares up to the whole input; a loop around a lookaround scans
+ * the rest of the input at every iteration), so each search's limit is set from the pattern's
+ * shape and the input's length (regex-cost.ts): (backtracks allowed + 1) × the cost of one
+ * attempt, plus the attempts at the other start positions, stays within SEARCH_STEP_BUDGET, and
+ * an input on which that cannot hold is not searched at all (the search gives up). The time an
+ * evaluation spends in such searches is capped as well (regex-allowance.ts).
+ *
  * The factory is checked when loaded: a pattern that needs about a million backtracks to match
  * must give up under a limit of 1,000, and a back-reference must still match. Where either fails
  * (a V8 without the function), no factory is returned and such patterns are refused as
@@ -21,15 +29,29 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import type { FlagRegex } from './flag-regex.js';
+import { checkCompileAllowance, checkRegexAllowance, spendRegexCompileTime, spendRegexTime } from './regex-allowance.js';
+import { anchoredAtStart, regexAttemptCost } from './regex-cost.js';
 
 /**
- * The backtrack limit. V8 counts every backtrack of the pattern, where `fancy_regex` counts only
- * those of its own backtracking parts (it hands the rest to a linear engine), so the same limit
- * would give up on patterns the Rust service matches. 100,000 backtracks take V8 about 0.5 ms on
- * this machine (measured: ~0.05 ms for 10,000, ~4.7 ms for 1,000,000), about the time the Rust
- * service bounds its own at ("10k steps completes in ~1ms worst case", property_matching.rs).
+ * The backtrack limit on short inputs. V8 counts every backtrack of the pattern (and often
+ * each start position of a search as one), where `fancy_regex` counts only those of its own
+ * backtracking parts (it hands the rest to a linear engine), so the same limit would give up on
+ * patterns the Rust service matches. 100,000 backtracks take V8 about 0.5 ms on this machine (measured: ~0.05
+ * ms for 10,000, ~4.7 ms for 1,000,000), about the time the Rust service bounds its own at ("10k
+ * steps completes in ~1ms worst case", rust/feature-flags/src/properties/property_matching.rs).
  */
 export const MAX_REGEX_BACKTRACKS = 100_000;
+
+/**
+ * The steps one search may take: (backtracks allowed + 1) × one attempt's cost (regex-cost.ts),
+ * plus an attempt at every other start position where the pattern is not anchored (V8 does not
+ * always count those). Over crafted patterns and inputs (`^(?=a*a*b)`, `(\w+)\s+\1`,
+ * `^(?:(?=a*$)a)*$`, `(?=(a*))\1b`, … against runs of `a` of 16 to 60,000 characters, and a
+ * million random patterns over a small alphabet), no search took more than 0.6 ms on this
+ * machine at load 4, 1.3 ms at load 6.6 (`a+?$` against 1,024 `a`s); twice the budget, 1.5 ms
+ * at load 4.
+ */
+export const SEARCH_STEP_BUDGET = 2 ** 21;
 
 type LimitedRegExpFactory = (pattern: string, flags: string, limit: number) => RegExp;
 
@@ -37,77 +59,97 @@ type LimitedRegExpFactory = (pattern: string, flags: string, limit: number) => R
 let factory: LimitedRegExpFactory | undefined | null = null;
 
 /**
- * The longest input searched in one run. V8 does not count as backtracks the steps of a greedy
- * loop over single characters (`a*`, `.*`), and a search runs such a loop again from each start
- * position: `(?=a*b)` against n `a`s takes about n² steps however low the limit (a 300,000
- * character value held a thread for 16 s). Up to this length that is at most ~4 million steps a
- * loop (about a millisecond here).
+ * The backtrack limit for a search that may take `backtracks`: the largest of 1, 2, 3, 4, 6, 8,
+ * 12, … (2^k and 3·2^k, so that each limit, a RegExp of its own compiled when first needed, is
+ * one of a few dozen) not above it, at most MAX_REGEX_BACKTRACKS; undefined below 1 (V8 reads a
+ * limit of 0 as none).
  */
-export const ONE_RUN_MAX_LENGTH = 2048;
-/** Longer inputs are searched from fewer start positions: positions × length stays within this. */
-const STEP_BUDGET = ONE_RUN_MAX_LENGTH * ONE_RUN_MAX_LENGTH;
+export function backtrackLimit(backtracks: number): number | undefined {
+  if (!(backtracks >= 1)) return undefined;
+  if (backtracks >= MAX_REGEX_BACKTRACKS) return MAX_REGEX_BACKTRACKS;
+  const power = 2 ** Math.floor(Math.log2(backtracks));
+  return backtracks >= 1.5 * power && power >= 2 ? 1.5 * power : power;
+}
 
 /**
- * `pattern` (flag dialect: `u`) as a search that gives up after MAX_REGEX_BACKTRACKS backtracks;
- * undefined where this V8 cannot bound it. Throws on an invalid pattern.
+ * The backtrack limit of a search of an input of `length` characters, from one attempt's cost;
+ * undefined when not even that fits: the search gives up without running, as it would have at
+ * the limit. Long inputs get there first, sooner the dearer the pattern: `(?=a*b)` is searched
+ * up to ~1,400 characters, `^(?!.*internal)` up to ~400,000, `^(a+)\1+b$` up to ~100.
+ */
+export function searchLimit(length: number, attemptCost: number, anchored: boolean): number | undefined {
+  const positions = (length + 1) * (anchored ? 3 : attemptCost);
+  return backtrackLimit((SEARCH_STEP_BUDGET - positions) / attemptCost - 1);
+}
+
+/** Input lengths at which a pattern's limits are worked out: ⌈2^(k/4)⌉, k = 0, 1, …, 100. */
+const LENGTHS = Array.from({ length: 101 }, (_, k) => Math.ceil(2 ** (k / 4)));
+
+/** The index of the first of LENGTHS not below `n`. */
+function lengthIndex(n: number): number {
+  let k = Math.max(0, Math.floor(4 * Math.log2(Math.max(n, 1))) - 1);
+  while (k < LENGTHS.length && (LENGTHS[k] as number) < n) k++;
+  return k;
+}
+
+/**
+ * Each search's limit by lengthIndex, worked out once from the pattern (so that a search is a
+ * lookup): that of the next length up, which never allows more (costs grow with the length).
+ * It ends at the first length not searched at all, as do all longer ones.
+ */
+function limitsByLength(pattern: string): (number | undefined)[] {
+  const attemptCost = regexAttemptCost(pattern);
+  const anchored = anchoredAtStart(pattern);
+  const limits: (number | undefined)[] = [];
+  for (const n of LENGTHS) {
+    const limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
+    limits.push(limit);
+    if (limit === undefined) break;
+  }
+  return limits;
+}
+
+/**
+ * `pattern` (flag dialect: `u`) as a search with a bounded cost; undefined where this V8 cannot
+ * bound it. Throws on an invalid pattern (and on one too large to work its cost out).
  *
  * A RegExp that gives up answers as if nothing matched, and the Rust service tells the two
- * apart: giving up is an error there, a non-match for `regex` and `not_regex` alike. So the
- * pattern runs as `(?:pattern)|($)`: where the pattern is found nowhere, the empty alternative
- * still matches at the end of the input, its group set, so only a search that gave up finds
- * nothing at all. The added group comes after the pattern's own, whose numbers stay as written.
- *
- * An input longer than ONE_RUN_MAX_LENGTH is searched only from its first `reach` positions
- * (a power of two, reach × length ≤ STEP_BUDGET), in one run of `^(?:[\s\S]{0,reach}?(?:pattern)|())`:
- * found there, it matches; otherwise the search gave up, as `fancy_regex`'s gives up on a long
- * input once its backtracks (each start position is one) reach its limit. A pattern anchored at
- * the start (`^…` with no `|` outside a group) can only match at the first position, which
- * costs one loop's steps: it is searched in one run whatever the input's length.
+ * apart: giving up is an error there, which its condition matching reads as no match, for
+ * `regex` and `not_regex` alike. So the pattern runs as `(?:pattern)|($)`: where the pattern is
+ * found nowhere, the empty alternative still matches at the end of the input, its group set, so
+ * only a search that gave up finds nothing at all. The added group comes after the pattern's
+ * own, whose numbers stay as written.
  */
 export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefined {
   if (factory === null) factory = loadFactory();
   if (factory === undefined) return undefined;
   const create = factory;
   const endGroup = new RegExp(`${pattern}|`, 'u').exec('')?.length ?? 1; // the pattern's groups + 1
-  const whole = create(`(?:${pattern})|($)`, 'u', MAX_REGEX_BACKTRACKS);
-  const anchored = anchoredAtStart(pattern);
-  const byReach = new Map<number, RegExp>();
-  const fromStart = (reach: number): RegExp => {
-    let re = byReach.get(reach);
-    if (re === undefined) {
-      re = create(`^(?:[\\s\\S]{0,${reach}}?(?:${pattern})|())`, 'u', MAX_REGEX_BACKTRACKS);
-      byReach.set(reach, re);
-    }
-    return re;
-  };
+  const limits = limitsByLength(pattern);
+  const byLimit = new Map<number, RegExp>();
   return {
     search(input) {
-      if (anchored || input.length <= ONE_RUN_MAX_LENGTH) {
-        const found = whole.exec(input);
-        return found === null ? undefined : found[endGroup] === undefined;
+      const limit = limits[lengthIndex(input.length)];
+      if (limit === undefined) return undefined;
+      checkRegexAllowance();
+      let re = byLimit.get(limit);
+      if (re === undefined) {
+        checkCompileAllowance();
+        const compiling = performance.now();
+        re = create(`(?:${pattern})|($)`, 'u', limit);
+        // V8 compiles a RegExp at its first run and again, to machine code, at its second: done
+        // here, that is timed apart from the search (regex-allowance.ts).
+        re.exec('');
+        re.exec('');
+        byLimit.set(limit, re);
+        spendRegexCompileTime(performance.now() - compiling);
       }
-      const reach = 2 ** Math.floor(Math.log2(Math.max(1, STEP_BUDGET / input.length)));
-      const found = fromStart(reach).exec(input);
-      return found !== null && found[endGroup] === undefined ? true : undefined;
+      const started = performance.now();
+      const found = re.exec(input);
+      spendRegexTime(performance.now() - started);
+      return found === null ? undefined : found[endGroup] === undefined;
     },
   };
-}
-
-/** Whether `pattern` starts with `^` and has no alternative outside a group (or a class). */
-export function anchoredAtStart(pattern: string): boolean {
-  if (!pattern.startsWith('^')) return false;
-  let depth = 0;
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const ch = pattern[i];
-    if (ch === '\\') i++;
-    else if (inClass) inClass = ch !== ']';
-    else if (ch === '[') inClass = true;
-    else if (ch === '(') depth++;
-    else if (ch === ')') depth--;
-    else if (ch === '|' && depth === 0) return false;
-  }
-  return true;
 }
 
 function loadFactory(): LimitedRegExpFactory | undefined {

@@ -572,6 +572,38 @@ describe('time budget', () => {
     const all = run(() => false);
     expect([all.complete, all.size]).toEqual([true, 10]);
   });
+
+  it('checks the budget between the filters of a flag too, and leaves out the flag it stopped in', () => {
+    const properties = Array.from({ length: 40 }, (_, i) => ({ key: `p${i}`, type: 'person', operator: 'is_set', value: 'is_set' }));
+    const many = [
+      flagRecord(1, 'first', { groups: [{ rollout_percentage: 100 }] }),
+      flagRecord(2, 'many', { groups: [{ properties }] }),
+      flagRecord(3, 'last', { groups: [{ rollout_percentage: 100 }] }),
+    ];
+    const snapshot = compileSnapshot({ flags: many, cohorts: [], groupTypeMapping: MAPPING, version: 1 });
+    const personProperties = Object.fromEntries(properties.map((p) => [p.key, 1]));
+    let checks = 0;
+    const ctx = { distinctId: 'u', personProperties, groups: {}, groupProperties: {}, now: new Date() };
+    // The first check (before the first flag) passes; the next, 16 filters into `many`, does not.
+    const partial = evaluateFlags(snapshot, { ...ctx, overBudget: () => ++checks > 1 });
+    expect([partial.complete, [...partial.keys()], checks]).toEqual([false, ['first'], 2]);
+    const whole = evaluateFlags(snapshot, { ...ctx, overBudget: () => false });
+    expect([whole.complete, [...whole.keys()], whole.get('many')?.enabled]).toEqual([true, ['first', 'many', 'last'], true]);
+  });
+
+  it("stops once the evaluation's V8-engine regex allowance is spent", () => {
+    const regexFlags = [
+      flagRecord(1, 'first', { groups: [{ rollout_percentage: 100 }] }),
+      flagRecord(2, 'lookbehind', { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'regex', value: '(?<=@)example\\.com$' }] }] }),
+      flagRecord(3, 'last', { groups: [{ rollout_percentage: 100 }] }),
+    ];
+    const snapshot = compileSnapshot({ flags: regexFlags, cohorts: [], groupTypeMapping: MAPPING, version: 1 });
+    const ctx = { distinctId: 'u', personProperties: { email: 'max@example.com' }, groups: {}, groupProperties: {}, now: new Date() };
+    const spent = evaluateFlags(snapshot, { ...ctx, regexAllowanceMs: 0 });
+    expect([spent.complete, [...spent.keys()]]).toEqual([false, ['first']]);
+    const enough = evaluateFlags(snapshot, { ...ctx, regexAllowanceMs: 5 });
+    expect([enough.complete, enough.get('lookbehind')?.enabled, enough.size]).toEqual([true, true, 3]);
+  });
 });
 
 describe('snapshot', () => {

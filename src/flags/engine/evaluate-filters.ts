@@ -2,11 +2,13 @@
  * Matching compiled filters against one request (spec flags.md §3): person and group filters
  * through their property matchers, flag filters against the values of flags already evaluated
  * (§3.5), cohort filters through memoised cohort membership (§3.6). A cohort that cannot be
- * evaluated throws an `EvaluationFailure`, which fails the whole flag.
+ * evaluated throws an `EvaluationFailure`, which fails the whole flag; an evaluation over its
+ * time budget throws OUT_OF_TIME, and a regex search past the evaluation's allowance
+ * REGEX_ALLOWANCE_SPENT (regex-allowance.ts), which end the evaluation.
  */
 
 import type { EvaluationErrorCode } from './reasons.js';
-import { hasOwn, type EvaluationState } from './evaluate-state.js';
+import { FILTERS_PER_BUDGET_CHECK, hasOwn, OUT_OF_TIME, type EvaluationState } from './evaluate-state.js';
 import {
   FILTER_COHORT,
   FILTER_FLAG,
@@ -41,8 +43,18 @@ function groupProperties(state: EvaluationState, groupType: string): Record<stri
   return hasOwn(all, groupType) ? all[groupType] : undefined;
 }
 
-/** Whether one filter matches (cohort `not_in` applied; cohort-leaf `negation` is the caller's). */
+/** Throws OUT_OF_TIME once the evaluation is over its time budget. */
+function checkBudget(state: EvaluationState): void {
+  state.filtersUntilBudgetCheck = FILTERS_PER_BUDGET_CHECK;
+  if (state.ctx.overBudget?.() === true) throw OUT_OF_TIME;
+}
+
+/**
+ * Whether one filter matches (cohort `not_in` applied; cohort-leaf `negation` is the caller's).
+ * Every few filters it checks the time budget (OUT_OF_TIME).
+ */
 export function filterMatches(f: CompiledFilter, state: EvaluationState): boolean {
+  if (--state.filtersUntilBudgetCheck === 0) checkBudget(state);
   switch (f.kind) {
     case FILTER_PERSON: {
       const props = state.person;

@@ -6,11 +6,16 @@
  * (spec §2.5: remote evaluation omits inactive flags), nor are flags the request may not see
  * (`ctx.visible`). The results follow the snapshot's order.
  * Over the request's time budget the evaluation stops, and the results hold the flags done by
- * then (the Rust service answers the flags it could compute, with the error flag set).
+ * then (the Rust service answers the flags it could compute, with the error flag set). The
+ * budget is checked between flags and, within a flag, between filters (evaluate-filters.ts);
+ * V8-engine regex searches also spend from the evaluation's allowance (`ctx.regexAllowanceMs`,
+ * regex-allowance.ts), and once it is spent the evaluation stops the same way. A flag cut off
+ * in the middle is left out.
  */
 
+import { RegexAllowanceSpent, withRegexAllowance } from '../regex-allowance.js';
 import { evaluateFlag } from './evaluate-flag.js';
-import { createState } from './evaluate-state.js';
+import { createState, OutOfTime } from './evaluate-state.js';
 import { FlagResults } from './flag-results.js';
 import type { EvaluationContext, FlagResult } from './evaluate-types.js';
 import type { CompiledFlag, FlagSnapshot } from './snapshot-types.js';
@@ -39,21 +44,32 @@ function selectedSlots(snapshot: FlagSnapshot, keys: readonly string[], visible:
 const FLAGS_PER_BUDGET_CHECK = 8;
 
 export function evaluateFlags(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
+  const allowance = ctx.regexAllowanceMs;
+  if (allowance === undefined) return evaluateInOrder(snapshot, ctx);
+  return withRegexAllowance(allowance, () => evaluateInOrder(snapshot, ctx));
+}
+
+function evaluateInOrder(snapshot: FlagSnapshot, ctx: EvaluationContext): FlagResults {
   const state = createState(snapshot, ctx);
   const selected = ctx.flagKeys === undefined ? (ctx.visible ?? null) : selectedSlots(snapshot, ctx.flagKeys, ctx.visible);
   const results = new Array<FlagResult | undefined>(snapshot.slotCount);
   const overBudget = ctx.overBudget;
   let count = 0;
-  for (const flag of snapshot.evaluationOrder) {
-    if (selected !== null && selected[flag.slot] !== 1) continue;
-    // Flags run in dependency order, so stopping here never leaves a flag without its dependencies.
-    if (overBudget !== undefined && count % FLAGS_PER_BUDGET_CHECK === 0 && overBudget()) {
-      return new FlagResults(snapshot, results, count, false);
+  try {
+    for (const flag of snapshot.evaluationOrder) {
+      if (selected !== null && selected[flag.slot] !== 1) continue;
+      // Flags run in dependency order, so stopping here never leaves a flag without its dependencies.
+      if (overBudget !== undefined && count % FLAGS_PER_BUDGET_CHECK === 0 && overBudget()) {
+        return new FlagResults(snapshot, results, count, false);
+      }
+      const r = evaluateFlag(flag, state);
+      results[flag.slot] = r;
+      count++;
+      state.values[flag.slot] = r.failed === true ? undefined : r.enabled ? (r.variant ?? true) : false;
     }
-    const r = evaluateFlag(flag, state);
-    results[flag.slot] = r;
-    count++;
-    state.values[flag.slot] = r.failed === true ? undefined : r.enabled ? (r.variant ?? true) : false;
+  } catch (e) {
+    if (!(e instanceof OutOfTime || e instanceof RegexAllowanceSpent)) throw e;
+    return new FlagResults(snapshot, results, count, false);
   }
   return new FlagResults(snapshot, results, count, true);
 }

@@ -1,6 +1,7 @@
 /**
  * Per-request evaluation state: the context, the values of flags evaluated so far (read by flag
- * dependencies), memoised cohort memberships, and the identifiers resolved once per request.
+ * dependencies), memoised cohort memberships, the identifiers resolved once per request, and
+ * when to look at the clock next.
  */
 
 import type { EvaluationContext } from './evaluate-types.js';
@@ -17,7 +18,23 @@ export interface EvaluationState {
   readonly values: (boolean | string | undefined)[];
   /** Cohort membership by cohort index: 0 unknown, 1 not a member, 2 member. */
   readonly cohorts: Uint8Array;
+  /** Filters to match before the next `ctx.overBudget()` check (evaluate-filters.ts). */
+  filtersUntilBudgetCheck: number;
 }
+
+/**
+ * Filters matched between two checks of the time budget within a flag: a flag may hold a
+ * thousand conditions, and a filter matching a long value costs up to a millisecond (a regex
+ * over 60 KB), while a clock read costs about as much as a cheap filter.
+ */
+export const FILTERS_PER_BUDGET_CHECK = 16;
+
+/**
+ * Thrown (preallocated, no stack) when the time budget runs out in the middle of a flag: the
+ * evaluation ends there, without that flag (evaluate-flags.ts).
+ */
+export class OutOfTime {}
+export const OUT_OF_TIME = new OutOfTime();
 
 const NO_COHORTS = new Uint8Array(0);
 
@@ -40,5 +57,6 @@ export function createState(snapshot: FlagSnapshot, ctx: EvaluationContext): Eva
     deviceId,
     values: snapshot.initialValues.slice(),
     cohorts: snapshot.cohortCount === 0 ? NO_COHORTS : new Uint8Array(snapshot.cohortCount),
+    filtersUntilBudgetCheck: FILTERS_PER_BUDGET_CHECK,
   };
 }

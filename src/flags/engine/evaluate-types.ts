@@ -37,10 +37,16 @@ export interface EvaluationContext {
    */
   visible?: Uint8Array;
   /**
-   * Asked every few flags: true once the request's time is up. The flags not evaluated by then
-   * are left out of the results, which say so (`FlagResults.complete`).
+   * Asked every few flags, and every few filters within a flag: true once the request's time is
+   * up. The flags not evaluated by then are left out of the results, which say so
+   * (`FlagResults.complete`).
    */
   overBudget?(): boolean;
+  /**
+   * The time (ms) this evaluation may spend in V8-engine regex searches (regex-allowance.ts);
+   * once spent, it stops as over budget. Absent: no limit beyond each search's own.
+   */
+  regexAllowanceMs?: number;
 }
 
 /**

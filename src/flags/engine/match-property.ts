@@ -21,8 +21,9 @@
  *   other property value.
  * * `icontains`, `starts_with`, `ends_with` and their negations lower-case ASCII only.
  * * `regex`/`not_regex`: unanchored search in the printed value, case-sensitive; an invalid
- *   pattern, or a search that gives up at the backtrack limit, matches nothing for either
- *   operator (when the property is present).
+ *   pattern, or a search that gives up (at its backtrack limit, or on a value too long for its
+ *   bound: bounded-backtracking.ts), matches nothing for either operator (when the property is
+ *   present).
  * * `gt`/`gte`/`lt`/`lte`/`between`: numbers only (JSON numbers or numeric strings, both sides);
  *   anything else does not match. `between` takes `[min, max]`, inclusive.
  * * Dates and semantic versions: `property-date.ts`, `semver.ts`; unreadable values do not match.
