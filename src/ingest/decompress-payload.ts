@@ -6,8 +6,9 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { gunzipSync } from 'node:zlib';
 import { HedgerowError } from '../errors.js';
-import { decodeBase64Strict, decodeBase64StrictBytes, looksLikeBase64 } from './base64.js';
+import { asBuffer, decodeBase64Strict, decodeBase64StrictBytes, looksLikeBase64 } from './base64.js';
 import type { ExtractedPayload } from './extract-payload.js';
+import { gzipOutputLength, INVALID_GZIP, OVER_LIMIT } from './gzip-output-length.js';
 import { lzDecompressFromBase64 } from './lz-string-capped.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -28,25 +29,60 @@ export function hasGzipMagic(bytes: Uint8Array): boolean {
 }
 
 /**
- * Gunzips with an output cap: zlib stops as soon as the output passes `maxBytes`, so a bomb costs
- * about `maxBytes` of work. Over the cap -> `HR_DECOMPRESSED_TOO_LARGE` (413); not gzip, truncated
- * or corrupt -> `HR_DECODE_FAILED` (400).
+ * A body whose gzip trailer claims at most this many bytes is inflated at once, into one buffer
+ * of the claimed size, and no further: SDK batches are far smaller, and a trailer that claims less
+ * than the body holds costs no more than its claim before the body is measured
+ * (gzip-output-length.ts) instead.
+ */
+export const INFLATE_UNMEASURED_MAX_BYTES = 2 * 1024 * 1024;
+/** zlib's default output chunk, the smallest used: a claim of a few bytes must not make tiny chunks. */
+const MIN_CHUNK_BYTES = 16 * 1024;
+/** gzip's trailer: CRC-32, then ISIZE (the last member's length modulo 2^32). */
+const GZIP_MIN_BYTES = 18;
+
+/**
+ * Gunzips with an output cap, never building more than its trailer claims of a body over it. Over
+ * the cap -> `HR_DECOMPRESSED_TOO_LARGE` (413); not gzip, truncated or corrupt ->
+ * `HR_DECODE_FAILED` (400).
+ *
+ * When the trailer's ISIZE (what the last member holds, modulo 2^32) claims at most
+ * `INFLATE_UNMEASURED_MAX_BYTES` (and the cap), the body is inflated at once into one buffer of
+ * that size (no chunks to join), stopping past it. Anything else (a larger claim, or a body that
+ * holds more than it claimed: several members, or a lie) is first measured from its Huffman
+ * codes, and inflated only once it is known to fit. The claim alone never refuses a body: a
+ * truncated one ends in any 4 bytes.
  */
 export function gunzipCapped(bytes: Uint8Array, maxBytes: number): Buffer {
   const cap = Math.max(1, Math.min(maxBytes, bufferConstants.MAX_LENGTH));
-  let out: Buffer;
-  try {
-    out = gunzipSync(bytes, { maxOutputLength: cap });
-  } catch (err) {
-    if (err instanceof RangeError || (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
-    }
-    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid gzip data');
+  const claimed = bytes.length >= GZIP_MIN_BYTES ? asBuffer(bytes).readUInt32LE(bytes.length - 4) : 0;
+  if (claimed <= Math.min(cap, INFLATE_UNMEASURED_MAX_BYTES)) {
+    const out = inflateUpTo(bytes, claimed);
+    if (out !== undefined) return out;
   }
-  if (out.length > maxBytes) {
-    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
-  }
+  const length = gzipOutputLength(bytes, cap);
+  if (length === OVER_LIMIT) throw gzipTooLarge(maxBytes);
+  if (length === INVALID_GZIP) throw invalidGzip();
+  const out = inflateUpTo(bytes, length);
+  if (out === undefined) throw invalidGzip(); // zlib disagrees with the measure: not gzip it accepts
   return out;
+}
+
+/** Gunzips into one buffer when the body holds at most `length` bytes; `undefined` when it holds more. */
+function inflateUpTo(bytes: Uint8Array, length: number): Buffer | undefined {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: Math.max(1, length), chunkSize: Math.max(length + 1, MIN_CHUNK_BYTES) });
+  } catch (err) {
+    if (err instanceof RangeError || (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw invalidGzip();
+  }
+}
+
+function gzipTooLarge(maxBytes: number): HedgerowError {
+  return new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
+}
+
+function invalidGzip(): HedgerowError {
+  return new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid gzip data');
 }
 
 function decodeUtf8(bytes: Uint8Array, what: string): string {

@@ -3,7 +3,7 @@ import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { parseCaptureQuery } from '../../src/ingest/capture-query.js';
 import { decodePayload } from '../../src/ingest/decode-payload.js';
-import { decompressPayload, gunzipCapped } from '../../src/ingest/decompress-payload.js';
+import { decompressPayload, gunzipCapped, INFLATE_UNMEASURED_MAX_BYTES } from '../../src/ingest/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
 import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';
 
@@ -288,6 +288,37 @@ describe('decodePayload', () => {
   it('refuses an empty form data= field as an empty payload', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('data=&ver=1') });
     expectHedgerowError(() => decodeText(req, CAP), 'HR_EMPTY_PAYLOAD');
+  });
+});
+
+/** `bytes` bytes of words picked at random from 16: gzip makes about 5:1 of it. */
+function wordy(bytes: number, seed = 1): Buffer {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'mu', 'nu', 'xi', 'pi', 'rho', 'tau'];
+  const out = Buffer.alloc(bytes, ' ');
+  let x = seed;
+  for (let at = 0; at < bytes; ) {
+    x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff;
+    at += out.write(`${words[(x >>> 16) & 15]} `, at);
+  }
+  return out;
+}
+
+describe('gunzipCapped: a trailer that claims less than the body holds', () => {
+  it('measures a body whose trailer claims less than it holds: a bomb is 413, several members are read', () => {
+    const lying = gzipSync(Buffer.alloc(50 * MiB));
+    lying.writeUInt32LE(100, lying.length - 4);
+    const started = performance.now();
+    expectHedgerowError(() => gunzipCapped(lying, 10 * MiB), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(performance.now() - started).toBeLessThan(100); // stops past its claim, then measures
+    // A lie within the limit is corrupt gzip, as zlib says: 400
+    const small = gzipSync(Buffer.alloc(3 * MiB));
+    small.writeUInt32LE(100, small.length - 4);
+    expectHedgerowError(() => gunzipCapped(small, 10 * MiB), 'HR_DECODE_FAILED');
+
+    const first = wordy(INFLATE_UNMEASURED_MAX_BYTES + 1000, 2);
+    const members = Buffer.concat([gzipSync(first), gzipSync('tail')]);
+    expect(gunzipCapped(members, 10 * MiB).toString()).toBe(`${first.toString()}tail`);
+    expectHedgerowError(() => gunzipCapped(members, first.length), 'HR_DECOMPRESSED_TOO_LARGE');
   });
 });
 
