@@ -5,7 +5,8 @@
 
 import { constants as bufferConstants } from 'node:buffer';
 import { gunzipSync } from 'node:zlib';
-import { HedgerowError } from '../errors.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../limits.js';
 import { asBuffer, decodeBase64Strict, decodeBase64StrictBytes, looksLikeBase64 } from './base64.js';
 import type { ExtractedPayload } from './extract-payload.js';
 import { gzipOutputLength, INVALID_GZIP, OVER_LIMIT } from './gzip-output-length.js';
@@ -22,6 +23,33 @@ export function isLegacyPath(path: string): boolean {
     path.startsWith('/engage') ||
     path.startsWith('/track')
   );
+}
+
+/**
+ * The most a compressed payload of `compressedBytes` may decode to: the daemon's decompressed
+ * budget, and past `DECODED_FLOOR_BYTES` no more than `MAX_DECODED_RATIO` times its own size.
+ */
+export function decodedLimit(compressedBytes: number, maxBytes: number): number {
+  return Math.min(maxBytes, Math.max(DECODED_FLOOR_BYTES, MAX_DECODED_RATIO * compressedBytes));
+}
+
+/**
+ * Runs `decode` with the `decodedLimit` of a payload of `compressedBytes`; when the ratio is what
+ * refused it, the 413 says so (a client can then send it in smaller batches, or uncompressed).
+ */
+export function decodeWithinLimit<T>(compressedBytes: number, maxBytes: number, decode: (limit: number) => T): T {
+  const limit = decodedLimit(compressedBytes, maxBytes);
+  if (limit === maxBytes) return decode(limit);
+  try {
+    return decode(limit);
+  } catch (err) {
+    if (!isHedgerowError(err) || err.hedgerowCode !== 'HR_DECOMPRESSED_TOO_LARGE') throw err;
+    throw new HedgerowError(
+      'HR_DECOMPRESSED_TOO_LARGE',
+      `decompressed payload exceeds ${limit} bytes: past ${DECODED_FLOOR_BYTES} bytes, a payload may decode to at most ` +
+        `${MAX_DECODED_RATIO} times its compressed size (${compressedBytes} bytes)`,
+    );
+  }
 }
 
 export function hasGzipMagic(bytes: Uint8Array): boolean {
@@ -117,7 +145,7 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
 }
 
 /**
- * Decodes an extracted payload to text. Order: an explicit base64 hint (used when the bytes are
+ * Decodes an extracted payload to text, gzip and lz64 within their `decodedLimit`. Order: an explicit base64 hint (used when the bytes are
  * strict base64, else ignored), gzip when the bytes start with `1f 8b` (a gzip hint without the
  * magic falls back to plain text, spec §2.2 "Recommendation"), lz64 when hinted, else plain
  * UTF-8. On legacy paths a result that still looks like base64 is decoded once more when that
@@ -133,9 +161,10 @@ export function decompressPayload(payload: ExtractedPayload, maxBytes: number, p
 
   let text: string;
   if (hasGzipMagic(bytes)) {
-    text = decodeUtf8(gunzipCapped(bytes, maxBytes), 'gzip data');
+    const gunzipped = decodeWithinLimit(bytes.length, maxBytes, (limit) => gunzipCapped(bytes, limit));
+    text = decodeUtf8(gunzipped, 'gzip data');
   } else if (payload.hint === 'lz64') {
-    text = lz64ToText(bytes, maxBytes);
+    text = decodeWithinLimit(bytes.length, maxBytes, (limit) => lz64ToText(bytes, limit));
   } else {
     checkSize(bytes.length, maxBytes);
     text = decodeUtf8(bytes, 'request payload');

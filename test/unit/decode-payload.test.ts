@@ -3,8 +3,15 @@ import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { parseCaptureQuery } from '../../src/ingest/capture-query.js';
 import { decodePayload } from '../../src/ingest/decode-payload.js';
-import { decompressPayload, gunzipCapped, INFLATE_UNMEASURED_MAX_BYTES } from '../../src/ingest/decompress-payload.js';
+import {
+  decodedLimit,
+  decompressPayload,
+  gunzipCapped,
+  INFLATE_UNMEASURED_MAX_BYTES,
+} from '../../src/ingest/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
+import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../../src/limits.js';
+import { lz64Bomb } from '../helpers/lz64-bomb.js';
 import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';
 
 /** The decoded payload's text (what the capture pipeline parses). */
@@ -303,7 +310,39 @@ function wordy(bytes: number, seed = 1): Buffer {
   return out;
 }
 
-describe('gunzipCapped: a trailer that claims less than the body holds', () => {
+describe('decoded limit: the budget, and past a floor, a ratio to the compressed size', () => {
+  const BUDGET = 100 * MiB;
+
+  it('is the floor for small payloads, the ratio for larger ones, never over the budget', () => {
+    expect(decodedLimit(1_000, BUDGET)).toBe(DECODED_FLOOR_BYTES);
+    expect(decodedLimit(MiB, BUDGET)).toBe(MAX_DECODED_RATIO * MiB);
+    expect(decodedLimit(20 * MiB, BUDGET)).toBe(BUDGET);
+    expect(decodedLimit(1_000, MiB)).toBe(MiB);
+  });
+
+  it('refuses gzip past the floor at more than the ratio, with the reason, well under the budget', () => {
+    const bomb = gzipSync(Buffer.alloc(DECODED_FLOOR_BYTES + 1)); // ~4 KB: 1000:1
+    const err = expectHedgerowError(() => decodeText(request({ body: bomb }), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(err.status).toBe(413);
+    expect(err.message).toBe(
+      `decompressed payload exceeds ${DECODED_FLOOR_BYTES} bytes: past ${DECODED_FLOOR_BYTES} bytes, a payload may decode ` +
+        `to at most ${MAX_DECODED_RATIO} times its compressed size (${bomb.length} bytes)`,
+    );
+    // The floor itself is accepted at any ratio; past it, text compressed ~10:1 is too.
+    expect(decodeText(request({ body: gzipSync(Buffer.alloc(DECODED_FLOOR_BYTES)) }), BUDGET)).toHaveLength(DECODED_FLOOR_BYTES);
+    const text = wordy(3 * DECODED_FLOOR_BYTES);
+    expect(decodeText(request({ body: gzipSync(text) }), BUDGET)).toBe(text.toString());
+  });
+
+  it('refuses lz64 past the floor at more than the ratio, and accepts it within the floor', () => {
+    const lz = (tokens: number) => request({ query: 'compression=lz64', body: Buffer.from(lz64Bomb(tokens).text) });
+    expect(lz64Bomb(2_800).units).toBeLessThan(DECODED_FLOOR_BYTES);
+    expect(decodeText(lz(2_800), BUDGET)).toBe('a'.repeat(lz64Bomb(2_800).units));
+    expect(lz64Bomb(3_000).units).toBeGreaterThan(DECODED_FLOOR_BYTES);
+    const err = expectHedgerowError(() => decodeText(lz(3_000), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(err.message).toContain(`at most ${MAX_DECODED_RATIO} times its compressed size`);
+  });
+
   it('measures a body whose trailer claims less than it holds: a bomb is 413, several members are read', () => {
     const lying = gzipSync(Buffer.alloc(50 * MiB));
     lying.writeUInt32LE(100, lying.length - 4);
