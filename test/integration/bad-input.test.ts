@@ -150,8 +150,16 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ type: 'validation_error', code: 'invalid_payload', attr: null });
     expect((r.json as { detail: string }).detail).toMatch(/^failed to parse request: /);
+    const notEvents = (what: string) =>
+      errorBody('validation_error', 'invalid_payload', `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`);
     const scalar = await send(d, '/batch/', { body: '42', headers: { 'content-type': 'application/json' } });
-    expectError(scalar, 400, errorBody('validation_error', 'invalid_payload', 'failed to parse request: expected a JSON object or array'));
+    expectError(scalar, 400, notEvents('a number'));
+    // null and true are also four characters of base64: read as the JSON they are, on every path
+    for (const path of ['/batch/', '/e/', '/i/v0/e/', '/capture/', '/track/', '/engage/']) {
+      for (const literal of ['null', 'true']) {
+        expectError(await send(d, path, { body: literal, headers: { 'content-type': 'application/json' } }), 400, notEvents(literal));
+      }
+    }
     const nulls = await send(d, '/batch/', { body: `{"api_key":"${d.projectKey}","batch":[null]}` });
     expectError(nulls, 400, errorBody('validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'));
     await expectStillServing('invalid json');

@@ -156,6 +156,15 @@ describe('decodePayload', () => {
     expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
+  it('reads null, true and bare digits as the JSON they are, not as base64 (which would not be UTF-8)', () => {
+    for (const text of ['null', 'true', '1234', '1e+5', '12345678']) {
+      expect(decodeText(request({ path: '/batch/', contentType: 'application/json', body: Buffer.from(text) }), CAP)).toBe(text);
+      expect(decodeText(request({ path: '/e/', query: `data=${text}` }), CAP)).toBe(text);
+    }
+    // Anything else that looks like base64 is still decoded as such
+    expect(decodeText(request({ body: Buffer.from(b64('{"event":"n"}')) }), CAP)).toBe('{"event":"n"}');
+  });
+
   it('keeps the bytes when the sniffed base64 does not decode', () => {
     // looks like base64 (alphabet, length % 4 == 0) but the padding is misplaced
     const req = request({ path: '/batch/', body: Buffer.from('ab=c') });
