@@ -14,17 +14,6 @@ import { lzDecompressFromBase64 } from './lz-string-capped.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** `/e`, `/e/...`, `/capture...`, `/engage...`, `/track...` (not `/i/v0/e`, not `/batch`). */
-export function isLegacyPath(path: string): boolean {
-  return (
-    path === '/e' ||
-    path.startsWith('/e/') ||
-    path.startsWith('/capture') ||
-    path.startsWith('/engage') ||
-    path.startsWith('/track')
-  );
-}
-
 /**
  * The most a compressed payload of `compressedBytes` may decode to: the daemon's decompressed
  * budget, and past `DECODED_FLOOR_BYTES` no more than `MAX_DECODED_RATIO` times its own size.
@@ -148,10 +137,14 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
  * Decodes an extracted payload to text, gzip and lz64 within their `decodedLimit`. Order: an explicit base64 hint (used when the bytes are
  * strict base64, else ignored), gzip when the bytes start with `1f 8b` (a gzip hint without the
  * magic falls back to plain text, spec §2.2 "Recommendation"), lz64 when hinted, else plain
- * UTF-8. On legacy paths a result that still looks like base64 is decoded once more when that
- * yields UTF-8.
+ * UTF-8. A result that still looks like base64 is decoded once more when that yields UTF-8: this
+ * is how a form's `data=<base64>` without a hint is read, on every capture path. capture-rs does
+ * it on its legacy paths only (`/e`, `/capture`, `/engage`, `/track`; payload/decompression.rs,
+ * with a TODO to try it on `/i/v0/e` and `/batch` too), Django's capture on every path (spec
+ * §2.4). Text that is still base64 cannot be an event or a batch, so decoding it on every path
+ * refuses nothing PostHog accepts, and the same body means the same on every path.
  */
-export function decompressPayload(payload: ExtractedPayload, maxBytes: number, path: string): string {
+export function decompressPayload(payload: ExtractedPayload, maxBytes: number): string {
   let bytes = payload.bytes;
   if (payload.hint === 'base64' && !payload.base64Decoded) {
     // A wrong hint falls back to the bytes as sent: capture-rs never applies this hint after its
@@ -170,7 +163,7 @@ export function decompressPayload(payload: ExtractedPayload, maxBytes: number, p
     text = decodeUtf8(bytes, 'request payload');
   }
 
-  if (isLegacyPath(path) && looksLikeBase64(text, false)) {
+  if (looksLikeBase64(text, false)) {
     const decoded = decodeBase64Strict(text);
     if (decoded !== undefined) {
       // `decoded` is shorter than `text`, which is already within the budget.

@@ -84,7 +84,7 @@ describe('decompression vectors (119-124)', () => {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]))), limit);
       } else if ((m = /^(\d+) x 'A' \(lz64\)$/.exec(plain))) {
         const text = LZString.compressToBase64('A'.repeat(Number(m[1])));
-        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit, '/i/v0/e');
+        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit);
       } else if ((m = /^(\d+) x 'A'$/.exec(plain))) {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]), 'A')), limit);
       } else {
@@ -171,12 +171,19 @@ describe('decodePayload', () => {
     expect(decodeText(req, CAP)).toBe('ab=c');
   });
 
-  it('decodes base64 twice on legacy paths only', () => {
+  it('decodes base64 twice on every path (capture-rs: on its legacy paths only)', () => {
     const twice = b64(b64('{"event":"x"}'));
-    expect(decodeText(request({ path: '/e/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodeText(request({ path: '/capture/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodeText(request({ path: '/batch/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
-    expect(decodeText(request({ path: '/i/v0/e/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+    for (const path of ['/e/', '/capture/', '/batch/', '/i/v0/e/', '/track/', '/engage/']) {
+      expect(decodeText(request({ path, body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    }
+  });
+
+  it('reads a form data=<base64> without a hint on every path', () => {
+    const form = `data=${encodeURIComponent(JSON_WITH_PLUS_B64)}`;
+    for (const path of ['/e/', '/capture/', '/batch/', '/i/v0/e/', '/track/', '/engage/']) {
+      const req = request({ path, contentType: 'application/x-www-form-urlencoded', body: Buffer.from(form) });
+      expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
+    }
   });
 
   it('detects gzip by magic bytes without any hint (posthog-js text/plain)', () => {
