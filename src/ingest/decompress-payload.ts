@@ -140,9 +140,10 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
  * UTF-8. A result that still looks like base64 is decoded once more when that yields UTF-8: this
  * is how a form's `data=<base64>` without a hint is read, on every capture path. capture-rs does
  * it on its legacy paths only (`/e`, `/capture`, `/engage`, `/track`; payload/decompression.rs,
- * with a TODO to try it on `/i/v0/e` and `/batch` too), Django's capture on every path (spec
- * §2.4). Text that is still base64 cannot be an event or a batch, so decoding it on every path
- * refuses nothing PostHog accepts, and the same body means the same on every path.
+ * with a TODO to try it on `/i/v0/e` and `/batch` too), Django's capture on every path
+ * (posthog/utils.py `load_data_from_request`). Text that is still base64 cannot be an event or a
+ * batch, so decoding it on every path refuses nothing PostHog accepts, and the same body means
+ * the same on every path.
  */
 export function decompressPayload(payload: ExtractedPayload, maxBytes: number): string {
   let bytes = payload.bytes;
