@@ -5,7 +5,7 @@
  * proportional to its own size, with a few KB of tables, and refused before anything is built.
  *
  * It follows what node:zlib's gunzip accepts: members one after another (another member starts
- * wherever the input goes on with a byte other than 0, as node_zlib.cc decides; a 0 ends it),
+ * wherever the input goes on with a byte other than 0, as Node's gunzip decides; a 0 ends it),
  * and zlib's checks on the deflate data (block types, stored lengths, code sets, symbols and
  * distances). The header CRC and each member's CRC-32 are left to zlib, which checks them when
  * the body is then inflated for real; the trailer's ISIZE is checked here, as zlib does.
