@@ -1,8 +1,9 @@
 /**
  * `npm run bench:micro`: the pure capture pipeline a worker runs per request (prepareCapture +
  * normalizeCapture; then msgpack encoding, as the worker does before writing), against baselines
- * measured in the same run: `JSON.parse` of the same text, and `gunzipSync` + `JSON.parse` for
- * the gzip'd batch. Ratios say what the pipeline costs on top of the work no server can skip.
+ * measured in the same run: `JSON.parse` of the same text, `gunzipSync` + `JSON.parse` for
+ * the gzip'd batch, and lz-string's own `decompressFromBase64` + `JSON.parse` for an old
+ * posthog-js lz64 form (the capped decoder, src/ingest/lz-string-capped.ts, replaces the library). Ratios say what the pipeline costs on top of the work no server can skip.
  * The bucketing-hash cases compare the pure TypeScript SHA-1 (`bucketHash` → `sha1Fraction`)
  * with the node:crypto implementation it replaced, on the same strings in the same run.
  * The `/flags` answer case encodes a 50-flag v2 body and takes its UTF-8 size (what copying the
@@ -11,6 +12,7 @@
  * as a plain object.
  */
 import { gzipSync, gunzipSync } from 'node:zlib';
+import LZString from 'lz-string';
 import { Bench, type Task } from 'tinybench';
 import { normalizeCapture, prepareCapture } from '../src/ingest/capture-pipeline.js';
 import type { CaptureRequest } from '../src/ingest/types.js';
@@ -36,6 +38,26 @@ function request(path: string, body: Uint8Array, contentEncoding: string): Captu
   return { path, query: '', method: 'POST', contentType: 'application/json', contentEncoding, body, ip: '127.0.0.1' };
 }
 
+/** 50 events as posthog-js sends them (uuid, token and distinct_id in properties, the browser's properties). */
+const JS_EVENTS = 50;
+const jsShared = {
+  token: 'phc_bench', distinct_id: uuidv7(), $device_id: uuidv7(), $session_id: uuidv7(), $window_id: uuidv7(),
+  $os: 'Mac OS X', $browser: 'Chrome', $browser_version: 126, $device_type: 'Desktop', $browser_language: 'en-US',
+  $current_url: 'https://www.example.com/pricing?utm_source=newsletter', $host: 'www.example.com', $pathname: '/pricing',
+  $screen_height: 900, $screen_width: 1440, $viewport_height: 800, $viewport_width: 1440,
+  $referrer: '$direct', $referring_domain: '$direct', $lib: 'web', $lib_version: '1.260.0',
+};
+const jsBatchText = JSON.stringify(
+  Array.from({ length: JS_EVENTS }, (_, i) => ({
+    uuid: uuidv7(),
+    event: i % 5 === 0 ? '$pageview' : '$autocapture',
+    properties: { ...jsShared, $insert_id: uuidv7().slice(-16), $time: Date.now() / 1000 + i },
+    timestamp: now,
+  })),
+);
+const jsLz64 = LZString.compressToBase64(jsBatchText);
+const jsLz64Form = new TextEncoder().encode(`data=${encodeURIComponent(jsLz64)}`);
+
 /** What the worker does for one request before the LMDB write (minus the project lookup). */
 function pipeline(req: CaptureRequest, encode: boolean): number {
   const prepared = prepareCapture(req, MAX_DECOMPRESSED);
@@ -55,6 +77,11 @@ interface Case {
 }
 
 const batchReq = request('/batch/', batchGzip, 'gzip');
+const lz64Req: CaptureRequest = {
+  ...request('/e/', jsLz64Form, ''),
+  query: 'compression=lz64',
+  contentType: 'application/x-www-form-urlencoded',
+};
 const eventReq = request('/capture/', eventBytes, '');
 /** One flag with 10 conditions of two person properties each, 50% rollout (issue 4's micro target). */
 const tenConditionFlag = flagRecordWith({
@@ -202,6 +229,12 @@ const cases: Case[] = [
       ['prepareCapture + normalizeCapture', () => pipeline(batchReq, false)],
       ['… + encodeBlock (msgpack)', () => pipeline(batchReq, true)],
     ],
+  },
+  {
+    name: `/e/ posthog-js lz64 form, ${JS_EVENTS} events, ${jsLz64Form.length} B → ${jsBatchText.length} B`,
+    events: JS_EVENTS,
+    baseline: ['lz-string decompressFromBase64 + JSON.parse', () => JSON.parse(LZString.decompressFromBase64(jsLz64))],
+    variants: [['prepareCapture + normalizeCapture', () => pipeline(lz64Req, false)]],
   },
   {
     name: `/capture/ 1 event, ${eventBytes.length} B`,

@@ -169,6 +169,14 @@ export const ERRORS = Object.freeze({
     'key',
   ),
   HR_INVALID_OPERATOR_VALUE: entry(400, 'validation_error', 'invalid_value', 'Invalid value for operator.', 'filters'),
+  HR_INVALID_OPERATOR: entry(400, 'validation_error', 'invalid_operator', 'Invalid operator.', 'filters'),
+  HR_UNSUPPORTED_OPERATOR: entry(
+    400,
+    'validation_error',
+    'unsupported_operator',
+    'Unsupported operator for feature flags.',
+    'filters',
+  ),
   HR_INVALID_DATE: entry(400, 'validation_error', 'invalid_date', 'Invalid date value.', 'filters'),
   HR_COHORT_DOES_NOT_EXIST: entry(400, 'validation_error', 'cohort_does_not_exist', 'Cohort does not exist.', 'filters'),
   HR_BEHAVIORAL_COHORT: entry(

@@ -10,6 +10,17 @@ export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
 export const DECOMPRESSED_RATIO = 5;
 
 /**
+ * Past `DECODED_FLOOR_BYTES`, a gzip or lz64 payload may decode to at most this many times its own
+ * size. SDK batches stay well under it (posthog-js events, uuids and all, gzip 20-70:1), while
+ * deflate reaches 1032:1 and lz-string grows quadratically: without it a 50 KB body could make a
+ * worker build and parse 100 MiB.
+ */
+export const MAX_DECODED_RATIO = 100;
+
+/** Any compressed payload may decode to this much, whatever its ratio (~1,000 events of a large SDK batch). */
+export const DECODED_FLOOR_BYTES = 4 * 1024 * 1024;
+
+/**
  * One event, encoded, may not exceed 1 MiB: PostHog forwards each event as one Kafka message and
  * its producer is bounded by Kafka's default message.max.bytes (1 MB).
  */

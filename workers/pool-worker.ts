@@ -17,6 +17,7 @@ import { openStore } from '../src/store/open-store.js';
 import type { ScanPacing } from '../src/store/scan-in-slices.js';
 import { GroupReader } from '../src/store/group-store.js';
 import { PersonReader } from '../src/store/person-store.js';
+import { heapRelease } from '../src/util/heap-release.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 
@@ -30,6 +31,11 @@ const auth = new AuthStore(dbs);
 const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
 const persons = new PersonReader(dbs);
 const groups = new GroupReader(dbs);
+/**
+ * A capture or flags task may decode and parse up to the decompressed limit (100 MiB by default);
+ * once one has grown the heap by this much, a full collection gives it back (src/util/heap-release.ts).
+ */
+const release = heapRelease({ growthBytes: 64 * 1024 * 1024, idleMs: 100, minIntervalMs: 1000 });
 /**
  * Starts a read of a whole table: from a fresh snapshot, so that it sees every commit made before
  * the request (an acknowledged event is listed at once; this thread's read transaction can
@@ -45,8 +51,11 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
   switch (task.kind) {
     case 'ping':
       return { nice };
-    case 'capture':
-      return runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
+    case 'capture': {
+      const result = runCaptureGroup(task.requests, auth, setup.maxDecompressedBytes);
+      release.afterTask();
+      return result;
+    }
     case 'events-page': {
       const paced = pacing(task.sliceMs);
       return resolvePersonFilter(persons, task.query, paced).then((q) => listEventsPaced(dbs, q, paced, task.budgetMs));
@@ -61,7 +70,9 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       return scanGroupsPage(groups, task.query, pacing(task.sliceMs));
     case 'flags': {
       const now = new Date();
-      return { outcomes: task.requests.map((r) => runFlagsRequest(r, flagsDeps, now)) };
+      const outcomes = task.requests.map((r) => runFlagsRequest(r, flagsDeps, now));
+      release.afterTask();
+      return { outcomes };
     }
   }
 }

@@ -3,18 +3,26 @@
  * Every error is a 400 with attr `filters`. Returns the filters to store, or `undefined` when a
  * PATCH sent filters without `groups` (PostHog then keeps the stored filters).
  *
- * Checks, in order: `groups` present (a list; non-empty on create); property types (person,
- * cohort or flag properties, or with `aggregation_group_type_index` only group properties of that
- * index); flag properties use `flag_evaluates_to`; variant overrides name a variant; then per
- * property: list size, cohort references, date values, string-only operators; variant rollouts
- * sum to 100; payloads. Flag-dependency rules (ids, cycles) live in flag-dependencies.ts.
+ * Checks, in order: `groups` present (a list; non-empty on create); rollout percentages (numbers
+ * from 0 to 100); property types (person, cohort or flag properties, or with
+ * `aggregation_group_type_index` only group properties of that index); flag properties use
+ * `flag_evaluates_to`; variant overrides name a variant; then per property: list size, the
+ * operator, cohort references, date values, string-only operators; variant rollouts sum to 100;
+ * payloads. Flag-dependency rules (ids, cycles) live in flag-dependencies.ts.
+ *
+ * The rollout and operator rules are PostHog's newest (products/feature_flags/backend/api/
+ * feature_flag.py `validate_filters`). Earlier versions (posthog/api/feature_flag.py) stored any
+ * value, though their Rust flags service reads a percentage only as a number
+ * (`rollout_percentage: Option<f64>`) and an operator only from a closed list (`OperatorType`),
+ * and the UI sends percentages from 0 to 100 only.
  */
 
 import { HedgerowError } from '../errors.js';
 import { checkCohortReference, type CohortLookup } from './cohort-checks.js';
 import type { FlagFilters } from './feature-flag.js';
 import { parseFlagDateValue } from './flag-date-value.js';
-import { pythonJsonDumps, pythonStr } from './python-repr.js';
+import { PROPERTY_OPERATORS } from './engine/match-property.js';
+import { pythonJsonDumps, pythonNumber, pythonStr, pythonTypeName } from './python-repr.js';
 
 export interface FilterValidationContext {
   mode: 'create' | 'patch' | 'put';
@@ -37,6 +45,14 @@ export const FILTER_ERRORS = {
   payloadKeysMultivariate: 'Payload keys must match a variant key for multivariate flags',
   payloadKeysBoolean: "Payload keys must be 'true' for boolean flags",
 } as const;
+
+/** The operators a flag's property may use: what the engine evaluates, and its own cohort and flag ones. */
+const FLAG_OPERATORS: ReadonlySet<string> = new Set([...PROPERTY_OPERATORS, 'in', 'not_in', 'flag_evaluates_to']);
+/** Operators PostHog knows (its `PropertyOperator`) that flags do not evaluate: "unsupported", not "invalid". */
+const UNSUPPORTED_OPERATORS: ReadonlySet<string> = new Set(['is_cleaned_path_exact']);
+/** PostHog stores these as their equivalents. */
+const OPERATOR_ALIASES: Readonly<Record<string, string>> = { min: 'gte', max: 'lte' };
+const COHORT_OPERATORS = new Set(['in', 'not_in']);
 
 /** Operators whose value must be a string (spec §3.4). */
 const STRING_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte']);
@@ -89,12 +105,45 @@ function variantsOf(filters: Obj): Obj[] {
   return mv.variants;
 }
 
+/**
+ * A rollout percentage, absent, null or a number from 0 to 100 (PostHog's
+ * `_validate_rollout_percentage`, its detail word for word: the path, then Python's type name or
+ * number). PostHog now also refuses a variant without one; here it still counts as 0, as the
+ * variant sum below and every PostHog version before read it.
+ */
+function checkRolloutPercentage(value: unknown, path: string): void {
+  if (value === undefined || value === null) return;
+  if (typeof value !== 'number') invalid(`${path} must be a number or null, got ${pythonTypeName(value)}`);
+  if (value < 0 || value > 100) invalid(`${path} must be between 0 and 100, got ${pythonNumber(value)}`);
+}
+
+/** The operator of a property: a known one (aliases replaced in `p`), and `in`/`not_in` on cohorts only. */
+function checkOperator(p: Obj): void {
+  const given = p.operator;
+  if (given === undefined || given === null) return; // exact
+  if (typeof given === 'string' && Object.hasOwn(OPERATOR_ALIASES, given)) p.operator = OPERATOR_ALIASES[given];
+  const operator = p.operator;
+  if (typeof operator !== 'string' || !(FLAG_OPERATORS.has(operator) || UNSUPPORTED_OPERATORS.has(operator))) {
+    throw new HedgerowError('HR_INVALID_OPERATOR', `Invalid operator: ${pythonStr(operator)}`);
+  }
+  if (UNSUPPORTED_OPERATORS.has(operator)) {
+    throw new HedgerowError('HR_UNSUPPORTED_OPERATOR', `Unsupported operator for feature flags: ${operator}`);
+  }
+  if (COHORT_OPERATORS.has(operator) && p.type !== 'cohort') {
+    throw new HedgerowError(
+      'HR_INVALID_OPERATOR',
+      `The '${operator}' operator is only valid for cohort properties, not '${pythonStr(propertyType(p))}' properties.`,
+    );
+  }
+}
+
 function checkProperty(p: Obj, ctx: FilterValidationContext): void {
   if (Array.isArray(p.value) && p.value.length > ctx.maxPropertyValues) {
     invalid(
       `Property group expressions of type ${pythonStr(p.key)} cannot contain more than ${ctx.maxPropertyValues} values.`,
     );
   }
+  checkOperator(p);
   if (p.type === 'cohort') checkCohortReference(p.value, ctx.cohort);
   const operator = p.operator;
   if (typeof operator !== 'string') return;
@@ -142,17 +191,23 @@ function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
   return out;
 }
 
-export function validateFlagFilters(filters: Readonly<Obj>, ctx: FilterValidationContext): FlagFilters | undefined {
-  if (!('groups' in filters)) {
+export function validateFlagFilters(sent: Readonly<Obj>, ctx: FilterValidationContext): FlagFilters | undefined {
+  if (!('groups' in sent)) {
     if (ctx.mode === 'patch') return undefined;
     invalid(FILTER_ERRORS.noGroups);
   }
+  // Checked and stored as one copy: an aliased operator is stored as its equivalent.
+  const filters = structuredClone(sent) as Obj;
   const groups = filters.groups;
   if (!Array.isArray(groups) || (ctx.mode === 'create' && groups.length === 0)) invalid(FILTER_ERRORS.noGroups);
 
   const aggregation = filters.aggregation_group_type_index ?? null;
   const typeError = aggregation === null ? FILTER_ERRORS.personOnly : FILTER_ERRORS.groupOnly;
   const conditions = conditionsOf(groups, typeError);
+  conditions.forEach((c, i) => checkRolloutPercentage(c.condition.rollout_percentage, `groups[${i}].rollout_percentage`));
+  const variants = variantsOf(filters);
+  variants.forEach((v, i) => checkRolloutPercentage(v.rollout_percentage, `multivariate.variants[${i}].rollout_percentage`));
+
   const all = conditions.flatMap((c) => c.properties);
   if (aggregation === null) {
     if (!all.every((p) => ['person', 'cohort', 'flag'].includes(propertyType(p) as string))) invalid(typeError);
@@ -161,7 +216,6 @@ export function validateFlagFilters(filters: Readonly<Obj>, ctx: FilterValidatio
     invalid(typeError);
   }
 
-  const variants = variantsOf(filters);
   const variantKeys = variants.map((v) => v.key);
   for (const { condition, properties } of conditions) {
     if (truthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid(FILTER_ERRORS.variantOverride);
@@ -170,9 +224,8 @@ export function validateFlagFilters(filters: Readonly<Obj>, ctx: FilterValidatio
   if (variants.length > 0 && variantRolloutSum(variants) !== 100) invalid(FILTER_ERRORS.variantSum);
 
   const payloads = checkPayloads(filters, variantKeys);
-  const stored = structuredClone(filters) as FlagFilters;
-  if (payloads !== undefined) stored.payloads = payloads;
-  return stored;
+  if (payloads !== undefined) filters.payloads = payloads;
+  return filters as FlagFilters;
 }
 
 /** Every `regex`/`not_regex` pattern in the conditions, for the create-time dry run. */

@@ -28,10 +28,11 @@ import type { HttpRequest, HttpResponse } from './types.js';
 export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
 
 /**
- * Decoded, a body may be 20x that here (the spec's ratio); one that decodes to more (a small gzip
- * or lz64 body can hold megabytes) goes to the worker pool too, which applies the daemon's limit.
+ * Decoded, a body may be no larger here: one that decodes to more (a small gzip or lz64 body can
+ * hold megabytes) goes to the worker pool, which applies the daemon's limit. The decoders measure
+ * before they build, so finding that out costs this thread nothing.
  */
-export const LOCAL_FLAGS_MAX_DECODED_BYTES = 20 * LOCAL_FLAGS_MAX_BODY_BYTES;
+export const LOCAL_FLAGS_MAX_DECODED_BYTES = LOCAL_FLAGS_MAX_BODY_BYTES;
 
 /**
  * Each `/flags` answer is written into this buffer (flags-response.ts `encodeInto`) and goes to

@@ -23,5 +23,5 @@ export function decodePayload(
   query: CaptureQuery = parseCaptureQuery(req.query),
 ): DecodedPayload {
   const extracted = extractPayloadBytes(req, query);
-  return { text: decompressPayload(extracted, maxDecompressedBytes, req.path), formToken: extracted.formToken };
+  return { text: decompressPayload(extracted, maxDecompressedBytes), formToken: extracted.formToken };
 }

@@ -51,6 +51,19 @@ export function looksLikeForm(payload: Uint8Array): boolean {
   return false;
 }
 
+/**
+ * `null`, `true` or digits (`1234`, `1e+10`): JSON texts that are also four-character-aligned
+ * base64. capture-rs base64-decodes them like any such body and answers "invalid UTF8" for the
+ * bytes that makes; read as the JSON they are, the answer says what is wrong with them.
+ */
+const BARE_JSON_SCALAR = /^(?:null|true|\d+(?:[eE]\+?\d+)?)$/;
+/** Longer bodies are left to the sniff (and not copied into a string to be tested). */
+const MAX_SCALAR_BYTES = 64;
+
+function isBareJsonScalar(payload: Buffer): boolean {
+  return payload.length <= MAX_SCALAR_BYTES && BARE_JSON_SCALAR.test(payload.toString('latin1'));
+}
+
 /** Urldecoding turned the `+` of a base64 value into spaces; put them back (spec §2.2 step 3). */
 function repairBase64Spaces(value: string): string {
   return value.includes(' ') && looksLikeBase64(value, true) ? value.replaceAll(' ', '+') : value;
@@ -72,7 +85,7 @@ export function extractPayloadBytes(req: CaptureRequest, query: CaptureQuery): E
   // Whole-body base64 sniff. lz-string output is base64 text too, so a known lz64 hint skips it.
   let base64Decoded = false;
   const earlyHint = hint !== 'unsupported' ? hint : headerHint;
-  if (earlyHint !== 'lz64' && !looksLikeForm(payload) && looksLikeBase64(payload, false)) {
+  if (earlyHint !== 'lz64' && !looksLikeForm(payload) && looksLikeBase64(payload, false) && !isBareJsonScalar(payload)) {
     const decoded = decodeBase64StrictBytes(payload);
     if (decoded !== undefined) {
       payload = decoded;

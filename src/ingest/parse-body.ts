@@ -89,6 +89,12 @@ function checkEvents(items: unknown[]): RawEvent[] {
   return items as RawEvent[];
 }
 
+/** `null`, `true`, `false`, `a number`, `a string`: what a JSON text that is not an object or array holds. */
+function describeScalar(value: unknown): string {
+  if (value === null || typeof value === 'boolean') return String(value);
+  return typeof value === 'number' ? 'a number' : 'a string';
+}
+
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
@@ -125,7 +131,10 @@ export function parseCaptureBody(text: string, path: string): ParsedBody {
       throw new HedgerowError('HR_NO_EVENT_NAME_ATTR');
     }
   } else {
-    throw new HedgerowError('HR_PARSE_FAILED', 'failed to parse request: expected a JSON object or array');
+    throw new HedgerowError(
+      'HR_PARSE_FAILED',
+      `failed to parse request: the payload is ${describeScalar(root)}, not an event, a list of events or a batch`,
+    );
   }
 
   if (projectIdHint === undefined) projectIdHint = parseProjectIdHint((events[0] as RawEvent).project_id);

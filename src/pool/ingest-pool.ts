@@ -14,6 +14,7 @@
  * one thread of them cannot outrun the processor.
  */
 import { HedgerowError, isHedgerowError, type ErrorCode } from '../errors.js';
+import { looksLikeForm } from '../ingest/extract-payload.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { runCaptureGroup } from './capture-group.js';
@@ -284,17 +285,19 @@ function estimatedWork(req: CaptureRequest): number {
 
 /**
  * Only a small body of plain JSON runs on the main thread: one that starts with `{` or `[` (after
- * JSON's whitespace) cannot be gzip, base64 or a form, which the pipeline would expand; and no
- * query that could ask for a decompression, however it is spelled (`%63ompression=lz64` is
- * `compression`), so any `%` sends the request to a worker too.
+ * JSON's whitespace) cannot be gzip, base64 or a form, which the pipeline would expand, unless it
+ * also has a form's `&data=` within its first 128 bytes (with a form content type it is read as
+ * one); and no query that could ask for a decompression or carry its own payload (`data`, which
+ * wins over the body), however it is spelled (`%63ompression=lz64` is `compression`), so any `%`
+ * sends the request to a worker too.
  */
 export function runsInline(req: CaptureRequest): boolean {
   const body = req.body;
   if (body.byteLength > INLINE_MAX_BYTES || req.query.length > INLINE_MAX_BYTES || req.contentEncoding !== '') return false;
-  if (req.query.includes('compression') || req.query.includes('%')) return false;
+  if (req.query.includes('compression') || req.query.includes('data') || req.query.includes('%')) return false;
   let i = 0;
   while (i < body.byteLength && (body[i] === 0x20 || body[i] === 0x0a || body[i] === 0x0d || body[i] === 0x09)) i++;
-  return body[i] === 0x7b /* { */ || body[i] === 0x5b /* [ */;
+  return (body[i] === 0x7b /* { */ || body[i] === 0x5b) /* [ */ && !looksLikeForm(body);
 }
 
 /** Only buffers a body owns entirely can be moved to the worker; the rest are copied. */

@@ -116,11 +116,15 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
     const started = Date.now();
     const r = await send(d, '/batch/', { body: bomb, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' } });
     const ms = Date.now() - started;
-    expectError(r, 413, errorBody('validation_error', 'payload_too_large', 'decompressed payload exceeds 104857600 bytes'));
+    // 1,000:1, far past the 100:1 a payload may decode to beyond 4 MiB: refused there, measured, not inflated
+    const detail =
+      `decompressed payload exceeds ${100 * bomb.length} bytes: past ${4 * MiB} bytes, a payload may decode ` +
+      `to at most 100 times its compressed size (${bomb.length} bytes)`;
+    expectError(r, 413, errorBody('validation_error', 'payload_too_large', detail));
     expect(ms).toBeLessThan(5000);
     // Without any hint: found by its magic bytes.
     const sniffed = await send(d, '/e/', { body: bomb, headers: { 'content-type': 'text/plain' } });
-    expectError(sniffed, 413, errorBody('validation_error', 'payload_too_large', 'decompressed payload exceeds 104857600 bytes'));
+    expectError(sniffed, 413, errorBody('validation_error', 'payload_too_large', detail));
     await expectStillServing('gzip bomb');
   });
 
@@ -146,8 +150,16 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ type: 'validation_error', code: 'invalid_payload', attr: null });
     expect((r.json as { detail: string }).detail).toMatch(/^failed to parse request: /);
+    const notEvents = (what: string) =>
+      errorBody('validation_error', 'invalid_payload', `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`);
     const scalar = await send(d, '/batch/', { body: '42', headers: { 'content-type': 'application/json' } });
-    expectError(scalar, 400, errorBody('validation_error', 'invalid_payload', 'failed to parse request: expected a JSON object or array'));
+    expectError(scalar, 400, notEvents('a number'));
+    // null and true are also four characters of base64: read as the JSON they are, on every path
+    for (const path of ['/batch/', '/e/', '/i/v0/e/', '/capture/', '/track/', '/engage/']) {
+      for (const literal of ['null', 'true']) {
+        expectError(await send(d, path, { body: literal, headers: { 'content-type': 'application/json' } }), 400, notEvents(literal));
+      }
+    }
     const nulls = await send(d, '/batch/', { body: `{"api_key":"${d.projectKey}","batch":[null]}` });
     expectError(nulls, 400, errorBody('validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'));
     await expectStillServing('invalid json');
@@ -192,6 +204,24 @@ describe.each(BACKENDS)('configured size limits, at the exact boundary (%s backe
     return json + ' '.repeat(size - json.length);
   }
 
+  /**
+   * The same, padded with runs of JSON whitespace of random kinds and lengths: gzip makes ~15:1 of
+   * it, within the 100:1 a payload decoding past 4 MiB may have (spaces alone would be 1,000:1).
+   */
+  function paddedUnevenly(distinctId: string, uuid: string, size: number): Buffer {
+    const json = JSON.stringify({ api_key: d.projectKey, batch: [{ uuid, event: 'padded', distinct_id: distinctId }] });
+    const out = Buffer.alloc(size, ' ');
+    out.write(json);
+    let x = 12345;
+    for (let at = json.length; at < size; ) {
+      x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff;
+      const run = Math.min(1 + ((x >>> 8) & 31), size - at);
+      out.fill(' \t\n\r'[(x >>> 16) & 3] as string, at, at + run);
+      at += run;
+    }
+    return out;
+  }
+
   it('a body of exactly the cap is accepted, one byte more is 413', async () => {
     const id = uniqueId('cap');
     const uuid = randomUUID();
@@ -208,9 +238,13 @@ describe.each(BACKENDS)('configured size limits, at the exact boundary (%s backe
   it('gzip decompressing to exactly 5x the cap is accepted, one byte more is 413', async () => {
     const id = uniqueId('decompressed');
     const uuid = randomUUID();
-    const ok = await send(d, '/batch/', { body: gzip(padded(id, uuid, 5 * CAP)), headers: { 'content-encoding': 'gzip' } });
+    const body = gzip(paddedUnevenly(id, uuid, 5 * CAP));
+    expect(body.length).toBeLessThan(CAP);
+    expect(body.length * 100).toBeGreaterThan(5 * CAP);
+    const ok = await send(d, '/batch/', { body, headers: { 'content-encoding': 'gzip' } });
     expect([ok.status, ok.json]).toEqual([200, OK]);
-    const over = await send(d, '/batch/', { body: gzip(padded(id, randomUUID(), 5 * CAP + 1)), headers: { 'content-encoding': 'gzip' } });
+    const overBody = gzip(paddedUnevenly(id, randomUUID(), 5 * CAP + 1));
+    const over = await send(d, '/batch/', { body: overBody, headers: { 'content-encoding': 'gzip' } });
     expect([over.status, over.json]).toEqual([
       413,
       errorBody('validation_error', 'payload_too_large', `decompressed payload exceeds ${5 * CAP} bytes`),

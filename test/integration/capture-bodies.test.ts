@@ -118,13 +118,18 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     await expectStored(distinctId, [{ uuid, event: 'form base64' }]);
   });
 
-  it('a form data= with base64 and no hint on a legacy path (decoded after the form)', async () => {
+  it('a form data= with base64 and no hint, on every capture path (decoded after the form)', async () => {
     const distinctId = uniqueId('form-b64-nohint');
-    const uuid = randomUUID();
-    const { base64 } = payloadWithPlus((nonce) => [{ uuid, event: 'form base64 no hint', properties: { distinct_id: distinctId, token: d.projectKey, nonce } }]);
-    const r = await send(d, '/track', { body: `data=${base64}&ver=1.0`, headers: { 'content-type': FORM } });
-    expect([r.status, r.json]).toEqual([200, OK]);
-    await expectStored(distinctId, [{ uuid, event: 'form base64 no hint' }]);
+    const sent: Array<{ uuid: string; event: string }> = [];
+    for (const path of ['/e/', '/capture/', '/batch/', '/i/v0/e/', '/track', '/engage/']) {
+      const uuid = randomUUID();
+      const event = `form base64 no hint ${path}`;
+      const { base64 } = payloadWithPlus((nonce) => [{ uuid, event, properties: { distinct_id: distinctId, token: d.projectKey, nonce } }]);
+      const r = await send(d, path, { body: `data=${base64}&ver=1.0`, headers: { 'content-type': FORM } });
+      expect({ path, status: r.status, body: r.json }).toEqual({ path, status: 200, body: OK });
+      sent.push({ uuid, event });
+    }
+    await expectStored(distinctId, sent);
   });
 
   it("a form whose key is its api_key (or token) field, as Django read it, and not in the JSON", async () => {

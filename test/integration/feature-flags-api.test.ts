@@ -68,6 +68,32 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
     await checkVector(admin, managementVector(18, { project_id: 1, flag_id: flag.id as number }));
   });
 
+  it('refuses a rollout percentage that is not a number from 0 to 100, and an unknown operator, on create and on PATCH', async () => {
+    const filters = (group: Record<string, unknown>, property: Record<string, unknown> = {}) => ({
+      groups: [{ properties: [{ key: 'email', type: 'person', value: 'a@b.c', ...property }], ...group }],
+    });
+    const pct = (detail: string) => ({ code: 'invalid_input', detail: `groups[0].rollout_percentage must be ${detail}` });
+    const refusals: [unknown, Record<string, string>][] = [
+      [filters({ rollout_percentage: 'abc' }), pct('a number or null, got str')],
+      [filters({ rollout_percentage: 101 }), pct('between 0 and 100, got 101')],
+      [filters({ rollout_percentage: -1 }), pct('between 0 and 100, got -1')],
+      [filters({}, { operator: 'bogus' }), { code: 'invalid_operator', detail: 'Invalid operator: bogus' }],
+    ];
+    const flag = await createFlag({ key: 'valid-rollout', filters: filters({ rollout_percentage: 50 }) });
+    for (const [i, [body, error]] of refusals.entries()) {
+      const expected = { type: 'validation_error', attr: 'filters', ...error };
+      const created = await admin.post(FLAGS, { key: `invalid-rollout-${i}`, filters: body });
+      expect([created.status, created.json]).toEqual([400, expected]);
+      const patched = await admin.patch(`${FLAGS}${flag.id}`, { filters: body });
+      expect([patched.status, patched.json]).toEqual([400, expected]);
+    }
+    // Nothing was stored: no flag under those keys, and the valid one as it was.
+    const listed = await admin.get(`${FLAGS}?search=invalid-rollout`);
+    expect((listed.json as { count: number }).count).toBe(0);
+    const stored = (await admin.get(`${FLAGS}${flag.id}`)).json as { version: number; filters: unknown };
+    expect(stored).toMatchObject({ version: 1, filters: filters({ rollout_percentage: 50 }) });
+  });
+
   it('vectors 20 and 19: version 1 on create; the activity of an update lists each change, newest first', async () => {
     const created = (await checkVector(admin, managementVector(20, { project_id: 1 }))).json as { id: number };
     const v19 = managementVector(19, { project_id: 1, flag_id: created.id });

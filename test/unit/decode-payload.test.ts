@@ -3,8 +3,15 @@ import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { parseCaptureQuery } from '../../src/ingest/capture-query.js';
 import { decodePayload } from '../../src/ingest/decode-payload.js';
-import { decompressPayload, gunzipCapped } from '../../src/ingest/decompress-payload.js';
+import {
+  decodedLimit,
+  decompressPayload,
+  gunzipCapped,
+  INFLATE_UNMEASURED_MAX_BYTES,
+} from '../../src/ingest/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
+import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../../src/limits.js';
+import { lz64Bomb } from '../helpers/lz64-bomb.js';
 import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';
 
 /** The decoded payload's text (what the capture pipeline parses). */
@@ -77,7 +84,7 @@ describe('decompression vectors (119-124)', () => {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]))), limit);
       } else if ((m = /^(\d+) x 'A' \(lz64\)$/.exec(plain))) {
         const text = LZString.compressToBase64('A'.repeat(Number(m[1])));
-        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit, '/i/v0/e');
+        run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit);
       } else if ((m = /^(\d+) x 'A'$/.exec(plain))) {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]), 'A')), limit);
       } else {
@@ -149,18 +156,34 @@ describe('decodePayload', () => {
     expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
   });
 
+  it('reads null, true and bare digits as the JSON they are, not as base64 (which would not be UTF-8)', () => {
+    for (const text of ['null', 'true', '1234', '1e+5', '12345678']) {
+      expect(decodeText(request({ path: '/batch/', contentType: 'application/json', body: Buffer.from(text) }), CAP)).toBe(text);
+      expect(decodeText(request({ path: '/e/', query: `data=${text}` }), CAP)).toBe(text);
+    }
+    // Anything else that looks like base64 is still decoded as such
+    expect(decodeText(request({ body: Buffer.from(b64('{"event":"n"}')) }), CAP)).toBe('{"event":"n"}');
+  });
+
   it('keeps the bytes when the sniffed base64 does not decode', () => {
     // looks like base64 (alphabet, length % 4 == 0) but the padding is misplaced
     const req = request({ path: '/batch/', body: Buffer.from('ab=c') });
     expect(decodeText(req, CAP)).toBe('ab=c');
   });
 
-  it('decodes base64 twice on legacy paths only', () => {
+  it('decodes base64 twice on every path (capture-rs: on its legacy paths only)', () => {
     const twice = b64(b64('{"event":"x"}'));
-    expect(decodeText(request({ path: '/e/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodeText(request({ path: '/capture/', body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
-    expect(decodeText(request({ path: '/batch/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
-    expect(decodeText(request({ path: '/i/v0/e/', body: Buffer.from(twice) }), CAP)).toBe(b64('{"event":"x"}'));
+    for (const path of ['/e/', '/capture/', '/batch/', '/i/v0/e/', '/track/', '/engage/']) {
+      expect(decodeText(request({ path, body: Buffer.from(twice) }), CAP)).toBe('{"event":"x"}');
+    }
+  });
+
+  it('reads a form data=<base64> without a hint on every path', () => {
+    const form = `data=${encodeURIComponent(JSON_WITH_PLUS_B64)}`;
+    for (const path of ['/e/', '/capture/', '/batch/', '/i/v0/e/', '/track/', '/engage/']) {
+      const req = request({ path, contentType: 'application/x-www-form-urlencoded', body: Buffer.from(form) });
+      expect(decodeText(req, CAP)).toBe(JSON_WITH_PLUS);
+    }
   });
 
   it('detects gzip by magic bytes without any hint (posthog-js text/plain)', () => {
@@ -288,6 +311,69 @@ describe('decodePayload', () => {
   it('refuses an empty form data= field as an empty payload', () => {
     const req = request({ contentType: 'application/x-www-form-urlencoded', body: Buffer.from('data=&ver=1') });
     expectHedgerowError(() => decodeText(req, CAP), 'HR_EMPTY_PAYLOAD');
+  });
+});
+
+/** `bytes` bytes of words picked at random from 16: gzip makes about 5:1 of it. */
+function wordy(bytes: number, seed = 1): Buffer {
+  const words = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'mu', 'nu', 'xi', 'pi', 'rho', 'tau'];
+  const out = Buffer.alloc(bytes, ' ');
+  let x = seed;
+  for (let at = 0; at < bytes; ) {
+    x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff;
+    at += out.write(`${words[(x >>> 16) & 15]} `, at);
+  }
+  return out;
+}
+
+describe('decoded limit: the budget, and past a floor, a ratio to the compressed size', () => {
+  const BUDGET = 100 * MiB;
+
+  it('is the floor for small payloads, the ratio for larger ones, never over the budget', () => {
+    expect(decodedLimit(1_000, BUDGET)).toBe(DECODED_FLOOR_BYTES);
+    expect(decodedLimit(MiB, BUDGET)).toBe(MAX_DECODED_RATIO * MiB);
+    expect(decodedLimit(20 * MiB, BUDGET)).toBe(BUDGET);
+    expect(decodedLimit(1_000, MiB)).toBe(MiB);
+  });
+
+  it('refuses gzip past the floor at more than the ratio, with the reason, well under the budget', () => {
+    const bomb = gzipSync(Buffer.alloc(DECODED_FLOOR_BYTES + 1)); // ~4 KB: 1000:1
+    const err = expectHedgerowError(() => decodeText(request({ body: bomb }), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(err.status).toBe(413);
+    expect(err.message).toBe(
+      `decompressed payload exceeds ${DECODED_FLOOR_BYTES} bytes: past ${DECODED_FLOOR_BYTES} bytes, a payload may decode ` +
+        `to at most ${MAX_DECODED_RATIO} times its compressed size (${bomb.length} bytes)`,
+    );
+    // The floor itself is accepted at any ratio; past it, text compressed ~10:1 is too.
+    expect(decodeText(request({ body: gzipSync(Buffer.alloc(DECODED_FLOOR_BYTES)) }), BUDGET)).toHaveLength(DECODED_FLOOR_BYTES);
+    const text = wordy(3 * DECODED_FLOOR_BYTES);
+    expect(decodeText(request({ body: gzipSync(text) }), BUDGET)).toBe(text.toString());
+  });
+
+  it('refuses lz64 past the floor at more than the ratio, and accepts it within the floor', () => {
+    const lz = (tokens: number) => request({ query: 'compression=lz64', body: Buffer.from(lz64Bomb(tokens).text) });
+    expect(lz64Bomb(2_800).units).toBeLessThan(DECODED_FLOOR_BYTES);
+    expect(decodeText(lz(2_800), BUDGET)).toBe('a'.repeat(lz64Bomb(2_800).units));
+    expect(lz64Bomb(3_000).units).toBeGreaterThan(DECODED_FLOOR_BYTES);
+    const err = expectHedgerowError(() => decodeText(lz(3_000), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(err.message).toContain(`at most ${MAX_DECODED_RATIO} times its compressed size`);
+  });
+
+  it('measures a body whose trailer claims less than it holds: a bomb is 413, several members are read', () => {
+    const lying = gzipSync(Buffer.alloc(50 * MiB));
+    lying.writeUInt32LE(100, lying.length - 4);
+    const started = performance.now();
+    expectHedgerowError(() => gunzipCapped(lying, 10 * MiB), 'HR_DECOMPRESSED_TOO_LARGE');
+    expect(performance.now() - started).toBeLessThan(100); // stops past its claim, then measures
+    // A lie within the limit is corrupt gzip, as zlib says: 400
+    const small = gzipSync(Buffer.alloc(3 * MiB));
+    small.writeUInt32LE(100, small.length - 4);
+    expectHedgerowError(() => gunzipCapped(small, 10 * MiB), 'HR_DECODE_FAILED');
+
+    const first = wordy(INFLATE_UNMEASURED_MAX_BYTES + 1000, 2);
+    const members = Buffer.concat([gzipSync(first), gzipSync('tail')]);
+    expect(gunzipCapped(members, 10 * MiB).toString()).toBe(`${first.toString()}tail`);
+    expectHedgerowError(() => gunzipCapped(members, first.length), 'HR_DECOMPRESSED_TOO_LARGE');
   });
 });
 

@@ -12,6 +12,7 @@ import {
   matchInProperties,
   matchOverridesOnly,
   NEVER_MATCHES,
+  PROPERTY_OPERATORS,
 } from '../../src/flags/engine/match-property.js';
 import type { PropertyFilter } from '../../src/flags/engine/property-matcher.js';
 import { parseRelativeDate, resolveRelativeDate } from '../../src/flags/engine/relative-date.js';
@@ -566,5 +567,29 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
       { timezone: 'Mars/Olympus' },
     );
     expect(unknown('2024-06-03T00:00:00Z', true, NOW)).toBe(true);
+  });
+});
+
+describe('PROPERTY_OPERATORS (what flag writes accept)', () => {
+  /** A filter value each operator can read. */
+  const valueFor = (op: string): unknown => {
+    if (op.includes('semver')) return op === 'semver_wildcard' ? '1.*' : '1.2.3';
+    if (op.includes('date')) return '2024-01-01';
+    if (op.includes('between')) return [1, 2];
+    if (op.includes('multi')) return ['a'];
+    if (['gt', 'gte', 'lt', 'lte'].includes(op)) return '5';
+    return 'a';
+  };
+
+  it('lists exactly the operators that compile to a real matcher', () => {
+    for (const operator of PROPERTY_OPERATORS) {
+      const matcher = compilePropertyMatcher({ key: 'k', type: 'person', operator, value: valueFor(operator) } as PropertyFilter);
+      expect({ operator, evaluated: matcher !== NEVER_MATCHES }).toEqual({ operator, evaluated: true });
+    }
+    for (const operator of ['bogus', 'min', 'max', 'is_cleaned_path_exact', 'in', 'flag_evaluates_to']) {
+      expect(PROPERTY_OPERATORS.has(operator)).toBe(false);
+      const matcher = compilePropertyMatcher({ key: 'k', type: 'person', operator, value: 'a' } as PropertyFilter);
+      expect({ operator, evaluated: matcher !== NEVER_MATCHES }).toEqual({ operator, evaluated: false });
+    }
   });
 });

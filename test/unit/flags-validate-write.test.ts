@@ -581,6 +581,62 @@ describe('filters', () => {
     expect(errorOf(withFilters({ groups: [group([q])] }))).toMatchObject({ code: 'invalid_date' });
   });
 
+  it('rollout percentages are absent, null or numbers from 0 to 100 (PostHog’s detail, Python type names)', () => {
+    const rollout = (r: unknown) => withFilters({ groups: [group([]), { properties: [], rollout_percentage: r }] });
+    for (const ok of [0, 100, 33.5, null, undefined]) expect(validate(rollout(ok)).filters).toBeDefined();
+    const refused = (detail: string) => ({ type: 'validation_error', code: 'invalid_input', detail, attr: 'filters' });
+    expect(errorOf(rollout('abc'))).toEqual(refused('groups[1].rollout_percentage must be a number or null, got str'));
+    expect(errorOf(rollout('50'))).toEqual(refused('groups[1].rollout_percentage must be a number or null, got str'));
+    expect(errorOf(rollout(true))).toEqual(refused('groups[1].rollout_percentage must be a number or null, got bool'));
+    expect(errorOf(rollout([50]))).toEqual(refused('groups[1].rollout_percentage must be a number or null, got list'));
+    expect(errorOf(rollout(101))).toEqual(refused('groups[1].rollout_percentage must be between 0 and 100, got 101'));
+    expect(errorOf(rollout(-1))).toEqual(refused('groups[1].rollout_percentage must be between 0 and 100, got -1'));
+    expect(errorOf(rollout(100.5))).toEqual(refused('groups[1].rollout_percentage must be between 0 and 100, got 100.5'));
+
+    const variants = (...ps: unknown[]) =>
+      withFilters({ groups: [group([])], multivariate: { variants: ps.map((p, i) => ({ key: `v${i}`, rollout_percentage: p })) } });
+    expect(errorOf(variants(150, -50))).toEqual(refused('multivariate.variants[0].rollout_percentage must be between 0 and 100, got 150'));
+    expect(errorOf(variants(50, '50'))).toEqual(refused('multivariate.variants[1].rollout_percentage must be a number or null, got str'));
+    // before the property rules, as in PostHog
+    const both = withFilters({ groups: [group([{ key: 'e', type: 'event', value: 'x' }], { rollout_percentage: -1 })] });
+    expect(errorOf(both)).toMatchObject({ detail: 'groups[0].rollout_percentage must be between 0 and 100, got -1' });
+    // PATCH with groups is checked too; without, the stored filters stay
+    expect(errorOf(rollout(101), { mode: 'patch', current: makeFlag() })).toMatchObject({ attr: 'filters', code: 'invalid_input' });
+    expect(validate({ filters: { rollout_percentage: 101 } }, { mode: 'patch', current: makeFlag() }).filters).toBeUndefined();
+  });
+
+  it('operators are the ones flags evaluate (PostHog’s invalid_operator and unsupported_operator)', () => {
+    const flag = (operator: unknown, value: unknown = 'x') => withFilters({ groups: [group([person({ operator, value })])] });
+    for (const op of ['exact', 'is_not', 'is_set', 'icontains', 'regex', 'starts_with', 'semver_gt', 'is_date_exact', null, undefined]) {
+      const value = op === 'semver_gt' ? '1.2.3' : op === 'is_date_exact' ? '2024-01-01' : 'x';
+      expect(validate(flag(op, value)).filters).toBeDefined();
+    }
+    expect(errorOf(flag('bogus'))).toEqual({
+      type: 'validation_error',
+      code: 'invalid_operator',
+      detail: 'Invalid operator: bogus',
+      attr: 'filters',
+    });
+    expect(errorOf(flag(5))).toMatchObject({ code: 'invalid_operator', detail: 'Invalid operator: 5' });
+    expect(errorOf(flag('EXACT'))).toMatchObject({ code: 'invalid_operator', detail: 'Invalid operator: EXACT' });
+    expect(errorOf(flag('is_cleaned_path_exact'))).toEqual({
+      type: 'validation_error',
+      code: 'unsupported_operator',
+      detail: 'Unsupported operator for feature flags: is_cleaned_path_exact',
+      attr: 'filters',
+    });
+    expect(errorOf(flag('in', 1))).toMatchObject({
+      code: 'invalid_operator',
+      detail: "The 'in' operator is only valid for cohort properties, not 'person' properties.",
+    });
+    // min and max are stored as gte and lte, and then need a string value as those do
+    const aliased = validate(flag('min', '5')).filters as { groups: { properties: { operator: string }[] }[] };
+    expect(aliased.groups[0]?.properties[0]?.operator).toBe('gte');
+    expect(errorOf(flag('max', 5))).toMatchObject({ code: 'invalid_value', detail: 'Invalid value for operator lte: 5' });
+    // on PATCH as on create
+    expect(errorOf(flag('bogus'), { mode: 'patch', current: makeFlag() })).toMatchObject({ code: 'invalid_operator' });
+  });
+
   it('payloads', () => {
     const boolFlag = (payloads: unknown) => withFilters({ groups: [group([])], payloads });
     expect(validate(boolFlag({ true: 300 })).filters?.payloads).toEqual({ true: 300 });

@@ -1,6 +1,7 @@
 import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
 import { lzDecompressFromBase64 } from '../../src/ingest/lz-string-capped.js';
+import { lz64Bomb } from '../helpers/lz64-bomb.js';
 import { expectHedgerowError } from './ingestion-vectors.js';
 
 /** Deterministic pseudo-random generator (mulberry32). */
@@ -49,6 +50,41 @@ describe('lzDecompressFromBase64', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(250);
+  });
+
+  it('matches lz-string on text with long repeats (entries copied as runs)', () => {
+    const next = rng(5);
+    for (let i = 0; i < 40; i++) {
+      const words = Array.from({ length: 4 }, () => randomText(next, 20 + Math.floor(next() * 200)));
+      let plain = '';
+      while (plain.length < 20_000) plain += words[Math.floor(next() * words.length)];
+      const compressed = LZString.compressToBase64(plain);
+      expect(lzDecompressFromBase64(compressed, 1e9)).toBe(plain);
+    }
+  });
+
+  it('decodes a quadratic stream within the cap as the library does', () => {
+    const bomb = lz64Bomb(1000);
+    expect(bomb.units).toBe(501_501);
+    const out = lzDecompressFromBase64(bomb.text, bomb.units);
+    expect(out).toBe(LZString.decompressFromBase64(bomb.text));
+    expect(out).toBe('a'.repeat(bomb.units));
+    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, bomb.units - 1), 'HR_DECOMPRESSED_TOO_LARGE');
+  });
+
+  it('refuses a bomb from its length alone, before building any of it', () => {
+    const bomb = lz64Bomb(24_000); // 55 KB -> 288 million code units
+    expect(bomb.text.length).toBeLessThan(56 * 1024);
+    expect(bomb.units).toBeGreaterThan(280e6);
+    const before = process.memoryUsage();
+    const started = performance.now();
+    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, 100 * 1024 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
+    const elapsed = performance.now() - started;
+    const after = process.memoryUsage();
+    // Building 100 million units would take 200 MB and ~0.5 s; measuring takes a few ms and KB.
+    expect(elapsed).toBeLessThan(100);
+    expect(after.arrayBuffers - before.arrayBuffers).toBeLessThan(4 * 1024 * 1024);
+    expect(after.heapUsed - before.heapUsed).toBeLessThan(16 * 1024 * 1024);
   });
 
   it('stops at the cap (code units)', () => {

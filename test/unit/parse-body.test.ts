@@ -92,9 +92,13 @@ describe('parseCaptureBody', () => {
     expect(paired).toEqual({ event: '😀', distinct_id: '\\ud800' });
   });
 
-  it('refuses JSON that is neither an object nor an array', () => {
-    expectHedgerowError(() => parseCaptureBody('"hello"', '/e/'), 'HR_PARSE_FAILED');
-    expectHedgerowError(() => parseCaptureBody('null', '/e/'), 'HR_PARSE_FAILED');
+  it('refuses JSON that is neither an object nor an array, saying what it is', () => {
+    const detail = (what: string) => `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`;
+    expect(expectHedgerowError(() => parseCaptureBody('"hello"', '/e/'), 'HR_PARSE_FAILED').message).toBe(detail('a string'));
+    expect(expectHedgerowError(() => parseCaptureBody('null', '/e/'), 'HR_PARSE_FAILED').message).toBe(detail('null'));
+    expect(expectHedgerowError(() => parseCaptureBody('true', '/batch/'), 'HR_PARSE_FAILED').message).toBe(detail('true'));
+    expect(expectHedgerowError(() => parseCaptureBody(' false ', '/batch/'), 'HR_PARSE_FAILED').message).toBe(detail('false'));
+    expect(expectHedgerowError(() => parseCaptureBody('42', '/i/v0/e/'), 'HR_PARSE_FAILED').message).toBe(detail('a number'));
   });
 
   it('refuses empty batches', () => {

@@ -40,6 +40,11 @@ describe('runsInline', () => {
     expect(runsInline(req(`data=${encodeURIComponent(json)}`, { contentType: 'Application/X-WWW-Form-Urlencoded' }))).toBe(false);
     expect(runsInline(req(compressToBase64(json), { query: 'compression=lz64' }))).toBe(false);
     expect(runsInline(req(json, { query: '%63ompression=lz64' }))).toBe(false);
+    // A query's data= wins over the body: base64 of gzip there would be inflated
+    expect(runsInline(req(json, { query: `data=${gzipSync(json).toString('base64')}` }))).toBe(false);
+    // JSON-looking text that is also a form (read as one with a form content type)
+    const form = { contentType: 'application/x-www-form-urlencoded' };
+    expect(runsInline(req(`{&compression=base64&data=${gzipSync(json).toString('base64')}`, form))).toBe(false);
     expect(runsInline(req(json, { contentEncoding: 'gzip' }))).toBe(false);
     expect(runsInline(req(`${json}${' '.repeat(4096)}`))).toBe(false);
     expect(runsInline(req(''))).toBe(false);

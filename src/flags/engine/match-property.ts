@@ -239,6 +239,35 @@ function dateMatcher(expected: unknown, test: DateTest, zone: TimeZone): Propert
   };
 }
 
+/**
+ * Every operator `compilePropertyMatcher` evaluates (the Rust service's `OperatorType`, less the
+ * engine's own `in`, `not_in` and `flag_evaluates_to`). Flag writes refuse any other (flag-filters.ts).
+ */
+export const PROPERTY_OPERATORS: ReadonlySet<string> = new Set([
+  'exact',
+  'is_not',
+  'is_set',
+  'is_not_set',
+  'icontains',
+  'not_icontains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'icontains_multi',
+  'not_icontains_multi',
+  'regex',
+  'not_regex',
+  'between',
+  'not_between',
+  'semver_tilde',
+  'semver_caret',
+  'semver_wildcard',
+  ...Object.keys(NUMBER_TESTS),
+  ...Object.keys(SEMVER_TESTS),
+  ...Object.keys(DATE_TESTS),
+]);
+
 /** Compile one property filter of a condition (or of a cohort) for remote evaluation. */
 export function compilePropertyMatcher(filter: PropertyFilter, options: PropertyMatcherOptions = {}): PropertyMatcher {
   if (filter.type === 'cohort' || filter.type === 'flag') return NEVER_MATCHES;

@@ -16,7 +16,7 @@
 import { HedgerowError, isHedgerowError } from '../../errors.js';
 import { asBuffer, decodeBase64Strict } from '../../ingest/base64.js';
 import { parseCaptureQuery, type CaptureQuery } from '../../ingest/capture-query.js';
-import { gunzipCapped, hasGzipMagic } from '../../ingest/decompress-payload.js';
+import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../../ingest/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, type ExtractedPayload } from '../../ingest/extract-payload.js';
 import { lzDecompressFromBase64 } from '../../ingest/lz-string-capped.js';
 
@@ -98,10 +98,13 @@ function queryFor(query: string): CaptureQuery {
  */
 function payloadText(payload: ExtractedPayload, maxBytes: number): string {
   const bytes = payload.bytes;
-  if (hasGzipMagic(bytes)) return utf8Lossy.decode(gunzipCapped(bytes, maxBytes));
+  if (hasGzipMagic(bytes)) {
+    return utf8Lossy.decode(decodeWithinLimit(bytes.length, maxBytes, (limit) => gunzipCapped(bytes, limit)));
+  }
   if (payload.hint === 'lz64') {
-    // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of maxBytes is never too tight.
-    const text = lzDecompressFromBase64(bytes.toString('latin1'), maxBytes);
+    // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of the byte limit is never too tight.
+    const input = bytes.toString('latin1');
+    const text = decodeWithinLimit(bytes.length, maxBytes, (limit) => lzDecompressFromBase64(input, limit));
     if (text === null || text === '') throw malformed('invalid lz64 data');
     return text;
   }
