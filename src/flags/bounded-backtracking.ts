@@ -75,12 +75,26 @@ export function backtrackLimit(backtracks: number): number | undefined {
  * The backtrack limit of a search of an input of `length` characters, from one attempt's cost;
  * undefined when not even that fits: the search gives up without running, as it would have at
  * the limit. Long inputs get there first, sooner the dearer the pattern: `(?=a*b)` is searched
- * up to ~1,400 characters, `^(?!.*internal)` up to ~400,000, `^(a+)\1+b$` up to ~100.
+ * up to ~1,400 characters, `^(?!.*internal)` up to ~400,000, `^(a+)\1+b$` up to ~100 (1,024 with
+ * the floor: ALWAYS_SEARCHED_LENGTH).
  */
 export function searchLimit(length: number, attemptCost: number, anchored: boolean): number | undefined {
   const positions = (length + 1) * (anchored ? 3 : attemptCost);
   return backtrackLimit((SEARCH_STEP_BUDGET - positions) / attemptCost - 1);
 }
+
+/**
+ * Values up to this long are always searched, with a backtrack limit of at least
+ * FLOOR_STEPS / length however dear the pattern's estimate: regex-cost.ts estimates every
+ * construct at its worst, and would otherwise give up on ordinary values that take microseconds
+ * and match (`\b(\w+)\b.*\b\1\b` on a 43-character sentence). The dearest patterns of the
+ * estimate's tests (`(?=a*a*b)`, whose steps back V8 does not count, `(?=.*a)(?=.*b)(?=.*c)z`,
+ * `(\w+)\s+\1`, …), on runs of `a` and of `ab c ` of 16 to 1,024 characters, took at most 0.72 ms
+ * a search at these limits on the 2-core development machine; the evaluation's allowance
+ * (regex-allowance.ts) bounds their sum.
+ */
+export const ALWAYS_SEARCHED_LENGTH = 1024;
+const FLOOR_STEPS = 2 ** 20;
 
 /** Input lengths at which a pattern's limits are worked out: ⌈2^(k/4)⌉, k = 0, 1, …, 100. */
 const LENGTHS = Array.from({ length: 101 }, (_, k) => Math.ceil(2 ** (k / 4)));
@@ -102,7 +116,8 @@ function limitsByLength(pattern: string): (number | undefined)[] {
   const anchored = anchoredAtStart(pattern);
   const limits: (number | undefined)[] = [];
   for (const n of LENGTHS) {
-    const limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
+    let limit = searchLimit(n, attemptCost(n) + 2, anchored); // + the `|($)` alternative
+    if (n <= ALWAYS_SEARCHED_LENGTH) limit = Math.max(limit ?? 0, backtrackLimit(FLOOR_STEPS / n) as number);
     limits.push(limit);
     if (limit === undefined) break;
   }
@@ -134,7 +149,11 @@ export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefine
       checkRegexAllowance();
       let re = byLimit.get(limit);
       if (re === undefined) {
-        checkCompileAllowance();
+        // A pattern's first compile in this thread is free: a project's first requests after a
+        // start (or a flag change) compile each of its patterns once, which no caller chose. Only
+        // compiles for further limits, which the length of a caller's value chooses, are charged.
+        const charged = byLimit.size > 0;
+        if (charged) checkCompileAllowance();
         const compiling = performance.now();
         re = create(`(?:${pattern})|($)`, 'u', limit);
         // V8 compiles a RegExp at its first run and again, to machine code, at its second: done
@@ -142,7 +161,7 @@ export function boundedBacktrackingSearch(pattern: string): FlagRegex | undefine
         re.exec('');
         re.exec('');
         byLimit.set(limit, re);
-        spendRegexCompileTime(performance.now() - compiling);
+        if (charged) spendRegexCompileTime(performance.now() - compiling);
       }
       const started = performance.now();
       const found = re.exec(input);

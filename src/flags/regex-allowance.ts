@@ -10,9 +10,10 @@
  * Compiling a pattern's RegExp for a backtrack limit (0.05-0.5 ms for patterns of a few hundred
  * characters, tens of milliseconds for some of a thousand) happens once per thread, by the first
  * search that needs it: the first request after a start compiles every such pattern it meets,
- * which is no search's cost. But a caller choosing the value's length chooses the limit, and
- * could make each request compile every pattern again for another one; so compiles have an
- * allowance of their own, COMPILE_ALLOWANCE_MS per evaluation.
+ * which is no search's cost, and a pattern's first compile is not charged at all. But a caller
+ * choosing the value's length chooses the limit, and could make each request compile every
+ * pattern again for another one; so compiles for further limits have an allowance of their own,
+ * COMPILE_ALLOWANCE_MS per evaluation.
  *
  * Searches run synchronously on the thread that evaluates, so one allowance per thread, set for
  * the duration of an evaluation, is the evaluation's own. Outside one (the blast-radius counts,
@@ -23,7 +24,7 @@
 export class RegexAllowanceSpent {}
 export const REGEX_ALLOWANCE_SPENT = new RegexAllowanceSpent();
 
-/** The time an evaluation may spend compiling (a project's first request compiles ~20-50 patterns in it). */
+/** The time an evaluation may spend compiling patterns for limits other than their first. */
 export const COMPILE_ALLOWANCE_MS = 10;
 
 /**

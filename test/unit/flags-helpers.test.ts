@@ -103,6 +103,11 @@ describe('compileFlagRegex', () => {
     expect(compileFlagRegex('(?=a*b)')?.search('a'.repeat(500))).toBe(false);
     expect(compileFlagRegex('(?=a*b)')?.search(`${'a'.repeat(500)}b`)).toBe(true);
     expect(compileFlagRegex('^(?:(?=a*$)a)*$')?.search('a'.repeat(300))).toBe(true);
+    // Ordinary values (up to ALWAYS_SEARCHED_LENGTH) are searched whatever the estimate says.
+    expect(compileFlagRegex('\\b(\\w+)\\b.*\\b\\1\\b')?.search('the quick brown fox jumps over the lazy dog')).toBe(true);
+    expect(compileFlagRegex('\\b(\\w+)\\b.*\\b\\1\\b')?.search('a quick brown fox jumps over the lazy dog')).toBe(false);
+    expect(compileFlagRegex('(\\w+)\\s+\\1')?.search(`${'x'.repeat(100)} hello hello`)).toBe(true);
+    expect(compileFlagRegex('^(?=.*utm_source)(?=.*utm_campaign)')?.search(`https://example.com/?${'p=1&'.repeat(200)}utm_campaign=a&utm_source=b`)).toBe(true);
     // A cheap pattern anchored at the start is searched in a long value.
     const anchored = compileFlagRegex('^(?!.*internal)');
     expect(anchored?.search(`https://example.com/?${'q=1&'.repeat(50_000)}`)).toBe(true);
