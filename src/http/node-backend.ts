@@ -182,7 +182,13 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
   // lib/_http_server.js).
   (server as http.Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   server.on('clientError', (err: Error, socket) => {
-    if (responses.get(socket)?.headersSent === true) socket.destroy();
+    // An answer in progress, or one that closes the connection (the bytes after a refused body
+    // are no request), leaves nothing to answer; once a kept-alive answer has ended, a malformed
+    // request after it is answered as a first one would be.
+    const previous = responses.get(socket);
+    const closes = (r: http.ServerResponse): boolean => !r.shouldKeepAlive || /close/i.test(String(r.getHeader('connection') ?? ''));
+    const busyOrClosing = previous !== undefined && previous.headersSent && (!previous.writableEnded || closes(previous));
+    if (busyOrClosing) socket.destroy();
     else answerClientError(socket, err);
   });
 

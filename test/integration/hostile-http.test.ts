@@ -312,6 +312,14 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     });
   });
 
+  it('malformed framing after an answered request on the same connection: answered as a first request would be', async () => {
+    const d = daemon();
+    const [, malformed] = closedAtOnceByUws[0]!;
+    const x = await talk(d.port, ['GET /_health HTTP/1.1\r\nHost: x\r\n\r\n', 300, malformed], 3000, true);
+    const statuses = [...x.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect({ statuses, closed: x.closedAfterMs !== undefined }).toEqual({ statuses: backend === 'node' ? [200, 400] : [200], closed: true });
+  });
+
   it('chunk data not followed by CRLF: 400 from node:http; uWS skips the two bytes unchecked and serves it', async () => {
     const d = daemon();
     const id = uniqueId('crlf');
