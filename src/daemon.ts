@@ -54,7 +54,7 @@ import { addFlagBlastRadiusRoutes } from './http/routes/flag-blast-radius-api.js
 import { linkSecret } from './auth/signed-link.js';
 import { UsageRollupReader } from './store/usage-rollups.js';
 import { FlagStore } from './store/flag-store.js';
-import { commitFailureReason, isCommitFailure, isTransientStoreError } from './store/store-errors.js';
+import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
 import { WriteAvailability } from './store/write-availability.js';
 import { RbacStore } from './store/rbac-store.js';
 
@@ -89,7 +89,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   // store refusing writes, which capture answers 503 for, not a reason to exit.
   const onRejection = (reason: unknown): void => {
     if (!isCommitFailure(reason)) throw reason;
-    void commitFailureReason(reason).then((why) => storeWrites.failed(reasonText(why)));
+    void commitFailureReason(reason).then((why) => storeWrites.failed(storeErrorText(why)));
   };
   process.on('unhandledRejection', onRejection);
   // Before any thread starts: each announces its role and OS thread id as it comes up.
@@ -212,6 +212,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     port = await backend.listen(config.host, config.port);
   } catch (err) {
     await backend.close();
+    process.off('unhandledRejection', onRejection);
     throw err;
   }
   const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
@@ -377,8 +378,8 @@ function handle(
     // A management write the store refused (a full disk): 503, as capture answers, and
     // /_readyz says so until a write commits again.
     metrics.storeWriteFailures.inc();
-    storeWrites.failed(reasonText(err));
-    return errorResponse(storeUnavailableError(reasonText(err)));
+    storeWrites.failed(storeErrorText(err));
+    return errorResponse(storeUnavailableError(storeErrorText(err)));
   };
   try {
     const matched = router.match(req);
@@ -422,11 +423,6 @@ function storeUnavailableError(reason: string): HedgerowError {
   return new HedgerowError('HR_STORE_UNAVAILABLE', `Hedgerow cannot write to its store right now (${reason}); retry shortly.`);
 }
 
-/** The first clause of a store error's message: `No space left on device`, without lmdb-js's page details. */
-function reasonText(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/:.*$/s, '');
-}
 
 function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
   metrics.countRequest(route, req.method, res.status);

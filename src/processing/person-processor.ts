@@ -53,7 +53,6 @@ export interface BlocksRead {
   store: number;
 }
 
-
 /** A block's events, or undefined when it cannot be read. */
 function readBlock(value: Uint8Array): StoredEvent[] | undefined {
   try {
@@ -62,7 +61,6 @@ function readBlock(value: Uint8Array): StoredEvent[] | undefined {
     return undefined;
   }
 }
-
 
 /** A batch's commit failed for a reason of the moment (disk full, I/O error): retry it later. */
 export class StoreUnavailableError extends Error {

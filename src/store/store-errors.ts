@@ -47,11 +47,17 @@ export async function commitFailureReason(err: unknown, waitMs = 100): Promise<s
   });
   const reason = detail.then(
     () => fallback,
-    (e: unknown) => (e instanceof Error ? e.message.replace(/:.*$/s, '') : String(e)),
+    (e: unknown) => storeErrorText(e),
   );
   try {
     return await Promise.race([reason, timeout]);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A store error in words: its message's first clause (`No space left on device`), without lmdb-js's page details. */
+export function storeErrorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/:.*$/s, '');
 }

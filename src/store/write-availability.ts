@@ -77,8 +77,11 @@ export class WriteAvailability {
     } catch (err) {
       const reason = await this.opts.describe(err);
       this.timer = undefined;
-      if (this.down) this.down.reason = reason;
-      this.scheduleProbe();
+      // Another write may have committed meanwhile: then there is nothing left to probe for.
+      if (this.down) {
+        this.down.reason = reason;
+        this.scheduleProbe();
+      }
     }
   }
 }
