@@ -192,3 +192,33 @@ describe('a flag of back-reference conditions and a long value for them', () => 
     expect((pooled.value.json as V2Body).flags.hostile?.enabled ?? false).toBe(false);
   });
 });
+
+describe('a flag of a thousand lookaround conditions and a value each of them searches', () => {
+  const d = useDaemon({ backend: 'uws', env: { HEDGEROW_SYNC: 'async' } });
+
+  beforeAll(async () => {
+    // `(?=a*a*b…)` on 1,000 `a`s: each search is run (values up to 1,024 characters always are)
+    // and takes ~0.6 ms, as V8 does not count a greedy loop's steps back; 1,000 of them would
+    // hold the thread for ~0.6 s without the evaluation's 5 ms allowance.
+    const groups = Array.from({ length: 1000 }, (_, i) => ({
+      properties: [{ key: 'email', type: 'person', operator: 'regex', value: `(?=a*a*b${i})` }],
+      rollout_percentage: 100,
+    }));
+    await createFlags(d, { key: 'lookarounds', filters: { groups } });
+  });
+
+  it('stops once the allowance is spent: answered at once, the flag left out, errorsWhileComputingFlags', async () => {
+    const body = { token: d.projectKey, distinct_id: 'x', person_properties: { email: 'a'.repeat(1000) } };
+    await postJson(d, '/flags/?v=2', body); // compiles the patterns (not charged)
+    for (let i = 0; i < 3; i++) {
+      const answer = await timed(() => postJson(d, '/flags/?v=2', body));
+      expect(answer.value.status).toBe(200);
+      expect(answer.value.json).toMatchObject({ errorsWhileComputingFlags: true });
+      expect((answer.value.json as V2Body).flags.lookarounds).toBeUndefined();
+      expect(answer.ms).toBeLessThan(BUDGET_MS / 4);
+    }
+    // A value none of them can match early is still answered right when short.
+    const short = await postJson(d, '/flags/?v=2', { ...body, person_properties: { email: 'aab7' } });
+    expect(short.json).toMatchObject({ errorsWhileComputingFlags: false, flags: { lookarounds: { enabled: true } } });
+  });
+});
