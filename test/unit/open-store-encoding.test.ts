@@ -1,6 +1,6 @@
 /**
- * Persons and groups are stored as JSON text since session 7; earlier versions wrote them as
- * plain msgpack maps (session 6) and before that with msgpackr's records. A data directory with
+ * Persons and groups are stored as JSON text since 96eba9a (2026-11-21); earlier versions wrote
+ * them as plain msgpack maps and before that with msgpackr's records. A data directory with
  * such values must read the same, and values of every kind side by side must not disturb each
  * other.
  */
@@ -35,7 +35,7 @@ describe('person and group encoding', () => {
     expect(new Unpackr({ useRecords: false }).unpack(oldPersons.getBinary([1, 1]) as Buffer)).toEqual(person(1, { only1: 1 }));
     expect((oldPersons.getBinary([1, 1]) as Buffer).includes(0x72)).toBe(true);
     await old.close();
-    // Session 6's encoding: plain msgpack maps.
+    // The encoding just before JSON text: plain msgpack maps.
     const mid = open({ path: path.join(dir, 'hedgerow.mdb'), maxDbs: 32 });
     const plainPersons = mid.openDB('persons', { encoding: 'msgpack', keyEncoding: 'ordered-binary', useRecords: false } as object);
     await plainPersons.put([1, 5], person(5, { only5: 5 }));

@@ -2,7 +2,7 @@
  * The results of one evaluation as a read-only map from flag key to result, in the snapshot's
  * order, read straight from the per-slot array the evaluation fills. Copying that array into a
  * new Map on every /flags request (50 sets, and the rehashes as the table grew) was ~2% of the
- * request's CPU in the daemon (perf, session 9).
+ * request's CPU in the daemon (perf, 2026-11-21).
  */
 import type { FlagResult } from './evaluate-types.js';
 import type { FlagSnapshot } from './snapshot-types.js';
