@@ -91,6 +91,22 @@ export function findPackageRoot(): string {
   }
 }
 
+/** The defaults file's values by setting path (`--help` shows them); an unreadable file gives none. */
+export function defaultValues(): ReadonlyMap<string, unknown> {
+  const out = new Map<string, unknown>();
+  let file: Json;
+  try {
+    file = readDefaults(join(findPackageRoot(), 'config', 'default.json'), 'config/default.json');
+  } catch {
+    return out;
+  }
+  for (const s of SETTINGS) {
+    const value = getPath(file, s.path);
+    if (value !== undefined) out.set(s.path, value);
+  }
+  return out;
+}
+
 function readDefaults(path: string, label: string): Json {
   let parsed: unknown;
   try {

@@ -177,6 +177,7 @@ describe('hedgerow admin while the daemon runs', () => {
 describe('--help and --version', () => {
   it.each([
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '--data-dir <value>'],
+    [['serve', '--help'], 'Usage: hedgerow serve [options]', '(default: 8000; env HEDGEROW_PORT)'],
     [['admin', '--help'], 'Usage: hedgerow admin [options] [command]', 'projects'],
     [['events', '--help'], 'Usage: hedgerow events [options] [command]', 'export'],
     [['events', 'export', '--help'], 'Usage: hedgerow events export [options]', '--since <time>'],

@@ -9,10 +9,11 @@ const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', im
 >;
 
 describe('README', () => {
-  it.each(SETTINGS.map((s) => [s.env, s] as const))('documents %s with its flag and default', (_env, s) => {
+  it.each(SETTINGS.map((s) => [s.env, s] as const))('documents %s with its flag, default and what it does', (_env, s) => {
     const row = readme.split('\n').find((line) => line.startsWith(`| \`${s.env}\` |`));
     expect(row, `no configuration row for ${s.env}`).toBeDefined();
     expect(row).toContain(`\`${s.flag}\``);
+    expect(row, `the row of ${s.env} must say what src/config/schema.ts says it does`).toContain(` ${s.doc} `);
     if (!s.path.startsWith('bootstrap.')) {
       const d = defaults[s.path];
       expect(row).toContain(typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
