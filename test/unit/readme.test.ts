@@ -24,3 +24,17 @@ describe('README', () => {
     for (const cmd of ['npm install', 'npm start', 'npm test']) expect(readme).toContain(cmd);
   });
 });
+
+describe('docs/operations.md', () => {
+  const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+
+  it.each(SETTINGS.map((s) => [s.env, s] as const))('describes %s in depth with its flag and default', (_env, s) => {
+    const row = operations.split('\n').find((line) => line.startsWith(`| \`${s.env}\` |`));
+    expect(row, `no configuration row for ${s.env} in docs/operations.md`).toBeDefined();
+    expect(row).toContain(`\`${s.flag}\``);
+    if (!s.path.startsWith('bootstrap.')) {
+      const d = defaults[s.path];
+      expect(row).toContain(typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
+    }
+  });
+});
