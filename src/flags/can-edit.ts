@@ -35,7 +35,7 @@ export interface CanEditFeatureFlagInput {
   userRoleIds: readonly string[];
 }
 
-/** §5.2: the first rule that applies decides. */
+/** `can_user_edit_feature_flag`: the first rule that applies decides. */
 export function canEditFeatureFlag(input: CanEditFeatureFlagInput): boolean {
   // 2. The creator may always edit.
   if (isCreator(input.user, input.flagCreatedBy)) return true;
@@ -70,7 +70,7 @@ export interface RoleAccessEditInput {
  */
 export type RoleAccessEditDecision = 'allow' | 'deny' | 'flag_not_found';
 
-/** §5.3, for POST and DELETE on a flag's role access. */
+/** `FeatureFlagRoleAccessPermissions`, for POST and DELETE on a flag's role access. */
 export function roleAccessEditDecision(input: RoleAccessEditInput): RoleAccessEditDecision {
   if (isAdmin(input.user)) return 'allow';
   // Only an explicit 37 or no row at all allows everyone (PostHog compares with ==).
