@@ -281,7 +281,7 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
   return out;
 }
 
-/** Which daemon rates were not bound by any saturated resource (a rate is quotable only when one was). */
+/** Daemon rates not bound by any saturated resource (a rate is quotable only when one was). */
 export function saturationNotes(summaries: ScenarioSummary[]): string[] {
   return summaries.flatMap((s) => {
     const idle = s.saturation.daemon.filter((l) => l.startsWith('none')).length;
