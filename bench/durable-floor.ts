@@ -5,8 +5,8 @@
  *
  * - the ceiling (bench/ack-server.ts): reads the body, answers `{"status":1}`;
  * - the durable floor (bench/durable-ack-server.ts): the same, but appends the body to a store
- *   opened as the daemon opens it and answers once that commit is durable (ARCHITECTURE.md's
- *   contract), with no parsing, validation or persons;
+ *   opened as the daemon opens it and answers once that commit is durable (the durability
+ *   contract: see docs/architecture.md, Durability), with no parsing, validation or persons;
  * - the daemon, as `npm run bench` runs it (each run after the person processor caught up).
  *
  * Reported: medians of requests/s and p50/p99 latency, and the ratios floor/ceiling,

@@ -27,10 +27,10 @@ export function isNoisy(run: Run): boolean {
 }
 
 /**
- * What limited a run (STYLE.md #5: a rate is only quotable if something was saturated): the
- * server's main thread (uWS loop) and/or wrk at ≥ 90% of a core, else every core busy.
- * "none" means the server waited (on commits, on the pool) with CPU to spare: the rate is
- * latency-bound, and the idle% column says how much CPU was left.
+ * What limited a run (a rate is only quotable if something was saturated): the server's main thread
+ * (uWS loop) and/or wrk at ≥ 90% of a core, else every core busy. "none" means the server waited
+ * (on commits, on the pool) with CPU to spare: the rate is latency-bound, and the idle% column says
+ * how much CPU was left.
  */
 export function saturation(run: Run): string {
   const limits = [
@@ -281,7 +281,7 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
   return out;
 }
 
-/** STYLE.md #5 in words: which daemon rates were not bound by any saturated resource. */
+/** Daemon rates not bound by any saturated resource (a rate is quotable only when one was). */
 export function saturationNotes(summaries: ScenarioSummary[]): string[] {
   return summaries.flatMap((s) => {
     const idle = s.saturation.daemon.filter((l) => l.startsWith('none')).length;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Compiles the JSON schemas used on hot paths into standalone Ajv validators (STYLE.md §3).
-// Each generated file is TypeScript (`// @ts-nocheck`) so tsc compiles it into dist/ with the rest.
+// Compiles the JSON schemas used on hot paths into standalone Ajv validators at build time, so no
+// schema is compiled while serving (Ajv's `docs/standalone.md`). Each generated file is TypeScript
+// (`// @ts-nocheck`) so tsc compiles it into dist/ with the rest.
 //
 //   node scripts/build-schemas.mjs          regenerate
 //   node scripts/build-schemas.mjs --check  exit 1 when a generated file is missing or stale

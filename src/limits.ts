@@ -3,10 +3,13 @@
  * Values a deployment may tune live in the configuration (src/config); these are fixed.
  */
 
-/** PostHog's capture accepts request bodies up to 20 MiB on every analytics route (spec §10). */
+/** PostHog's capture accepts request bodies up to 20 MiB on every analytics route (`router.rs`). */
 export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
 
-/** Decompressed budget = 5x the wire cap, as PostHog runs it in production (spec §10: "~5x the wire cap"). */
+/**
+ * Decompressed budget = 5x the wire cap, as PostHog runs it in production (PostHog/posthog
+ * `rust/capture/tests/integration_wire_body_limits.rs`).
+ */
 export const DECOMPRESSED_RATIO = 5;
 
 /**
@@ -47,7 +50,7 @@ export const MAX_EVENT_NAME_CHARS = 200;
 /** Project tokens longer than 64 characters are malformed (capture-rs token.rs). */
 export const MAX_TOKEN_CHARS = 64;
 
-/** Client timestamps more than 23 hours in the future are clamped to now (spec §5.4). */
+/** Timestamps over 23 hours ahead are clamped to now (docs/compatibility.md#timestamps). */
 export const MAX_FUTURE_SKEW_MS = 23 * 60 * 60 * 1000;
 
 /** JSON nesting deeper than this is refused before parsing, so a hostile body cannot exhaust the stack. */

@@ -1,7 +1,8 @@
 /**
- * The access levels and resources of PostHog's 2024 role-based access control (spec
- * management.md §5.1, `ee/models/organization_resource_access.py`). Plain constants, shared by the
- * store, the API and the pure `can_edit` rules.
+ * The access levels and resources of PostHog's 2024 role-based access control
+ * (docs/compatibility.md#role-based-access; PostHog/posthog
+ * `ee/models/organization_resource_access.py`). Plain constants, shared by the store, the API and
+ * the pure `can_edit` rules.
  */
 
 /** `OrganizationResourceAccess.AccessLevel`: 21 "Can only view", 37 "Can always edit". */

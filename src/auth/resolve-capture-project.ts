@@ -1,10 +1,10 @@
 /**
  * Which project a capture request belongs to, from the token the pipeline extracted:
  * a project token (`phc_…`) selects its project; a personal API key (`phx_…`) selects the
- * project named by `project_id`, else its user's current project (the seed: "these endpoints also
- * accept a personal API key"), which must be one of the key's projects when it is limited to some.
- * Its scopes are not checked: PostHog has no scope for capture. Reads the auth database; throws
- * catalogued errors.
+ * project named by `project_id`, else its user's current project (PostHog's capture accepts a
+ * personal API key too: docs/compatibility.md#capture-endpoints), which must be one of the key's
+ * projects when it is limited to some. Its scopes are not checked: PostHog has no scope for
+ * capture. Reads the auth database; throws catalogued errors.
  */
 import { HedgerowError } from '../errors.js';
 import { validateTokenShape } from '../ingest/token.js';

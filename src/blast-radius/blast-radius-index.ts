@@ -1,6 +1,6 @@
 /**
- * Blast radius (spec management.md §4.5) over stored persons or groups: how many match a flag
- * condition's property filters, out of how many. Lives in the person processor's thread, the
+ * Blast radius (docs/compatibility.md#flag-views) over stored persons or groups: how many match a
+ * flag condition's property filters, out of how many. Lives in the person processor's thread, the
  * single writer of persons and groups, and keeps one in-memory table per project:
  * - person tables are built in slices between batches from start-up (`warmUp`), in person id
  *   order, so a large project's first question does not pay for the whole scan; a question

@@ -1,9 +1,9 @@
 /**
- * The body of `POST …/feature_flags/user_blast_radius/` (spec management.md §4.5), checked as
- * PostHog does: `condition` is required (null counts as `{}`), its `rollout_percentage` is
+ * The body of `POST …/feature_flags/user_blast_radius/` (docs/compatibility.md#flag-views), checked
+ * as PostHog does: `condition` is required (null counts as `{}`), its `rollout_percentage` is
  * ignored, and with a `group_type_index` every property must carry that same `group_type_index`
- * (PostHog checks only the index; the counter then refuses anything but group filters).
- * Pure; errors are the catalogue's.
+ * (PostHog checks only the index; the counter then refuses anything but group filters). Pure;
+ * errors are the catalogue's.
  */
 import { HedgerowError } from '../errors.js';
 import { isPlainObject } from '../util/plain-object.js';

@@ -1,9 +1,9 @@
 /**
  * `hedgerow admin roles …` and `hedgerow admin access …`: the organization's roles, their members,
- * and its resource access levels (spec management.md §5.1), in the default (first) organization,
- * as the `projects create` command does. Same store and rules as the HTTP API (src/store/rbac-store.ts),
- * except that `roles create --level` may choose the role's level (the API always takes the
- * organization's).
+ * and its resource access levels (docs/compatibility.md#role-based-access), in the default (first)
+ * organization, as the `projects create` command does. Same store and rules as the HTTP API
+ * (src/store/rbac-store.ts), except that `roles create --level` may choose the role's level (the
+ * API always takes the organization's).
  */
 import type { Command } from 'commander';
 import { ACCESS_LEVEL, isAccessLevel, isResource, RESOURCES, type AccessLevel } from '../auth/access-level.js';

@@ -1,9 +1,9 @@
 /**
- * The insights PostHog puts on a feature flag's usage dashboard (spec management.md §4.6): two
- * on `$feature_flag_called` for the flag (filtered on `$feature_flag = key`, broken down by
- * `$feature_flag_response`), and the two enrichment insights on `$feature_interaction` and
- * `$feature_view` (filtered on `feature_flag = key`). Plain definitions; their numbers come from
- * the usage rollups (src/store/usage-rollups.ts).
+ * The insights PostHog puts on a feature flag's usage dashboard
+ * (docs/compatibility.md#usage-dashboards): two on `$feature_flag_called` for the flag (filtered on
+ * `$feature_flag = key`, broken down by `$feature_flag_response`), and the two enrichment insights
+ * on `$feature_interaction` and `$feature_view` (filtered on `feature_flag = key`). Plain
+ * definitions; their numbers come from the usage rollups (src/store/usage-rollups.ts).
  */
 
 /** Events whose per-day rollups feed usage dashboards, with the property naming the flag. */

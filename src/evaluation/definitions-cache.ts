@@ -1,7 +1,8 @@
 /**
  * The flag definitions body served for local evaluation, serialized once per project flag
  * version (and cohort mode) with its ETag, so an SDK poll costs a version read and a string
- * compare, not a rebuild (spec flags.md §7). The version is read once per event-loop turn.
+ * compare, not a rebuild (docs/compatibility.md#flag-definitions). The version is read once per
+ * event-loop turn.
  */
 import { buildDefinitions } from '../flags/definitions/build-definitions.js';
 import { definitionsEtag } from '../flags/definitions/etag.js';

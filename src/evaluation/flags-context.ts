@@ -1,10 +1,10 @@
 /**
  * The evaluation context of one `/flags` request: stored person and group properties overlaid by
- * the request's, missing `$initial_*` person properties filled (spec ingestion.md §8, flags.md
- * §3.1), experience-continuity hash keys read and written (flags.md §5), and static cohort
- * membership (by person). A store failure here does not fail the request: evaluation goes on
- * with what the request carried and the response reports `errorsWhileComputingFlags` (as the
- * Rust service does for its database errors).
+ * the request's, missing `$initial_*` person properties filled
+ * (docs/compatibility.md#evaluation-context), experience-continuity hash keys read and written
+ * (#experience-continuity), and static cohort membership (by person). A store failure here does not
+ * fail the request: evaluation goes on with what the request carried and the response reports
+ * `errorsWhileComputingFlags` (as the Rust service does for its database errors).
  */
 import type { EvaluationContext } from '../flags/engine/evaluate-types.js';
 import type { FlagsRequest } from '../flags/serve/flags-request.js';
@@ -134,8 +134,8 @@ function continuityRequested(project: ProjectFlags, flagKeys: readonly string[] 
 /**
  * The stored hash keys of the persons of the distinct id and (when sent) the anonymous id. With
  * an anonymous id, the anonymous id is first written as hash key for every continuity flag that
- * has none yet, for both persons (spec §5 steps 2–4); the distinct id's person wins. No person,
- * nothing written.
+ * has none yet, for both persons (docs/compatibility.md#experience-continuity); the distinct id's
+ * person wins. No person, nothing written.
  */
 function continuityOverrides(
   projectId: number,
@@ -149,7 +149,7 @@ function continuityOverrides(
   if (personIds.length === 0) return undefined;
   if (anon !== undefined && !sources.overrides.allPresent(projectId, personIds, keys)) {
     // PostHog's hash key column holds 400 characters: a longer id fails its insert, and the
-    // request is answered without overrides and with errorsWhileComputingFlags (spec §5 step 6).
+    // request is answered without overrides and with errorsWhileComputingFlags.
     if (exceedsCodePoints(anon, MAX_HASH_KEY_CHARS)) throw new Error(`hash key over ${MAX_HASH_KEY_CHARS} characters`);
     sources.overrides.insertMissing(projectId, personIds, keys, anon);
   }

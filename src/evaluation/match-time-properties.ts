@@ -1,9 +1,10 @@
 /**
- * The flags service fills missing `$initial_<x>` person properties from `<x>` at match time (spec
- * flags.md §3.1; Rust `populate_missing_initial_properties`, over the stored properties merged
- * with the request's, after mirroring `$os`/`$os_name`): ingestion sets `$initial_*` when it
- * first sees a value, a little later than the value itself, and a flag on `$initial_browser`
- * should not miss a person in between. Pure, no I/O.
+ * The flags service fills missing `$initial_<x>` person properties from `<x>` at match time
+ * (docs/compatibility.md#evaluation-context; PostHog/posthog
+ * `rust/feature-flags/src/flags/flag_matching_utils.rs` `populate_missing_initial_properties`, over
+ * the stored properties merged with the request's, after mirroring `$os`/`$os_name`): ingestion
+ * sets `$initial_*` when it first sees a value, a little later than the value itself, and a flag on
+ * `$initial_browser` should not miss a person in between. Pure, no I/O.
  */
 import { PERSON_PROPERTIES_FROM_EVENT, initialPropertyName } from '../persons/property-updates.js';
 import { copyOwn, hasOwn } from '../util/plain-object.js';

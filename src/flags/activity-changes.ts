@@ -1,9 +1,10 @@
 /**
- * The `changes` of a flag activity entry (spec §4.1): one item per logged model field whose value
- * differs, in model field order (`LOGGED_FIELDS`, ending with the `version` bump). `created` when
- * the old value was null; `deleted` when the new one is null; else `changed`. Filters first set
- * on a flag created without them (stored `{}`) count as created with `before: null`, as the
- * 2025 activity log shows them (vector 19).
+ * The `changes` of a flag activity entry (docs/compatibility.md#activity-log): one item per logged
+ * model field whose value differs, in model field order (`LOGGED_FIELDS`, ending with the `version`
+ * bump). `created` when the old value was null; `deleted` when the new one is null; else `changed`.
+ * Filters first set on a flag created without them (stored `{}`) count as created with
+ * `before: null`, as the 2025 activity log shows them (test/fixtures/management-vectors.json,
+ * vector 19).
  */
 
 import type { ActivityChange } from '../store/activity-log.js';

@@ -2,11 +2,13 @@
  * Who may edit a feature flag, and who may change its role access: PostHog's 2024 role-based
  * access rules as pure functions of plain data (no store, no I/O).
  *
- * - `canEditFeatureFlag`: spec management.md §5.2 (`can_user_edit_feature_flag`), rules 2-5.
+ * - `canEditFeatureFlag`: PostHog/posthog `posthog/models/feature_flag/permissions.py`
+ *   (`can_user_edit_feature_flag`), its rules 2-5 (docs/compatibility.md#role-based-access).
  *   Rule 1 ("the organization lacks the paid feature → true") never applies: Hedgerow has every
  *   feature, so the rules are always on.
- * - `roleAccessEditDecision`: spec §5.3 (`FeatureFlagRoleAccessPermissions`) for POST/DELETE
- *   `…/feature_flags/:id/role_access`; reads (GET) are always allowed and never ask.
+ * - `roleAccessEditDecision`: `ee/api/feature_flag_role_access.py`
+ *   (`FeatureFlagRoleAccessPermissions`) for POST/DELETE `…/feature_flags/:id/role_access`; reads
+ *   (GET) are always allowed and never ask.
  */
 import { ACCESS_LEVEL, type AccessLevel } from '../auth/access-level.js';
 import { isAdminLevel } from '../auth/organization-level.js';
@@ -33,7 +35,7 @@ export interface CanEditFeatureFlagInput {
   userRoleIds: readonly string[];
 }
 
-/** §5.2: the first rule that applies decides. */
+/** `can_user_edit_feature_flag`: the first rule that applies decides. */
 export function canEditFeatureFlag(input: CanEditFeatureFlagInput): boolean {
   // 2. The creator may always edit.
   if (isCreator(input.user, input.flagCreatedBy)) return true;
@@ -68,7 +70,7 @@ export interface RoleAccessEditInput {
  */
 export type RoleAccessEditDecision = 'allow' | 'deny' | 'flag_not_found';
 
-/** §5.3, for POST and DELETE on a flag's role access. */
+/** `FeatureFlagRoleAccessPermissions`, for POST and DELETE on a flag's role access. */
 export function roleAccessEditDecision(input: RoleAccessEditInput): RoleAccessEditDecision {
   if (isAdmin(input.user)) return 'allow';
   // Only an explicit 37 or no row at all allows everyone (PostHog compares with ==).

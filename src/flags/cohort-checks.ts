@@ -1,5 +1,5 @@
 /**
- * Cohort references in flag conditions (spec §3.4 filters, "Cohort properties"): the cohort must
+ * Cohort references in flag conditions (docs/compatibility.md#flag-validation): the cohort must
  * exist in the project, and neither it nor any cohort it references (directly or through other
  * cohorts) may hold behavioural (event) filters, which flags cannot evaluate.
  */

@@ -1,9 +1,9 @@
 /**
  * Django REST Framework's field coercions, as PostHog's FeatureFlagSerializer applies them to a
- * request body (spec §1 error shape, §3.3 fields, §3.4 validation). Each reader takes the raw
- * value of one field that was sent (never `undefined`) and returns the coerced value or throws the
- * DRF error with `attr` set to the field. Form-encoded bodies work because DRF coerces strings
- * (`active=False`).
+ * request body (docs/compatibility.md#flag-fields, #flag-validation, #errors). Each reader takes
+ * the raw value of one field that was sent (never `undefined`) and returns the coerced value or
+ * throws the DRF error with `attr` set to the field. Form-encoded bodies work because DRF coerces
+ * strings (`active=False`).
  */
 
 import { HedgerowError } from '../errors.js';

@@ -1,6 +1,6 @@
 /**
  * The date a flag condition with operator `is_date_before`/`is_date_after` compares against
- * (spec §3.4 filters: "a parseable absolute or relative date (e.g. `-10m`)").
+ * (a readable absolute or relative date such as `-10m`: docs/compatibility.md#flag-validation).
  *
  * Relative values are `[-]<n><unit>` with n < 10000 and unit h (hours), d (days), w (weeks),
  * m (months) or y (years), counted back from `now`; months and years step by calendar, clamping

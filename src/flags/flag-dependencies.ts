@@ -1,9 +1,10 @@
 /**
  * Flag dependencies: a condition property `{type: "flag", key: "<flag id>", operator:
- * "flag_evaluates_to", value}` makes one flag depend on another (spec management.md §3.4).
- * Pure checks over the project's flags: references must be integer ids of active, non-deleted
- * flags, never the flag itself, and never a cycle; a flag others depend on cannot be deleted or
- * disabled, and a flag cannot be enabled while a flag it depends on is disabled.
+ * "flag_evaluates_to", value}` makes one flag depend on another
+ * (docs/compatibility.md#flag-validation). Pure checks over the project's flags: references must be
+ * integer ids of active, non-deleted flags, never the flag itself, and never a cycle; a flag others
+ * depend on cannot be deleted or disabled, and a flag cannot be enabled while a flag it depends on
+ * is disabled.
  */
 import { HedgerowError } from '../errors.js';
 import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';

@@ -1,7 +1,8 @@
 /**
- * Validation of a flag's `filters` on create and update (spec §3.4 "filters", in PostHog's order).
- * Every error is a 400 with attr `filters`. Returns the filters to store, or `undefined` when a
- * PATCH sent filters without `groups` (PostHog then keeps the stored filters).
+ * Validation of a flag's `filters` on create and update, in PostHog's order
+ * (docs/compatibility.md#flag-validation). Every error is a 400 with attr `filters`. Returns the
+ * filters to store, or `undefined` when a PATCH sent filters without `groups` (PostHog then keeps
+ * the stored filters).
  *
  * Checks, in order: `groups` present (a list; non-empty on create); rollout percentages (numbers
  * from 0 to 100); property types (person, cohort or flag properties, or with
@@ -54,7 +55,7 @@ const UNSUPPORTED_OPERATORS: ReadonlySet<string> = new Set(['is_cleaned_path_exa
 const OPERATOR_ALIASES: Readonly<Record<string, string>> = { min: 'gte', max: 'lte' };
 const COHORT_OPERATORS = new Set(['in', 'not_in']);
 
-/** Operators whose value must be a string (spec §3.4). */
+/** Operators whose value must be a string (docs/compatibility.md#flag-validation). */
 const STRING_OPERATORS = new Set(['regex', 'icontains', 'not_regex', 'not_icontains', 'gt', 'gte', 'lt', 'lte']);
 const DATE_OPERATORS = new Set(['is_date_before', 'is_date_after']);
 

@@ -1,7 +1,7 @@
 /**
  * The read-only values the management API computes from a stored flag: `filters` normalised on
- * read (spec §3.2), `is_simple_flag` and `rollout_percentage` (spec §3.3), the flag type and the
- * stale status the list filters use (spec §3.7), and the `status` field.
+ * read, `is_simple_flag` and `rollout_percentage` (docs/compatibility.md#flag-fields), the flag
+ * type and the stale status the list filters use (#lists-and-pages), and the `status` field.
  */
 
 import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';
@@ -84,8 +84,8 @@ function olderThan(iso: string, now: Date, ms: number): boolean {
 }
 
 /**
- * `active=STALE` (spec §3.7): an active flag last called more than 30 days ago, or never called,
- * created more than 30 days ago and fully rolled out.
+ * `active=STALE` (docs/compatibility.md#lists-and-pages): an active flag last called more than 30
+ * days ago, or never called, created more than 30 days ago and fully rolled out.
  */
 export function isStale(flag: FeatureFlagRecord, now: Date): boolean {
   if (!flag.active || flag.deleted) return false;

@@ -1,7 +1,7 @@
 /**
  * Structural equality of JSON values, as Python's `==` compares dicts and lists: object key order
  * does not matter, array order does. Used where PostHog compares stored and sent field values
- * (activity changes, spec §4.1; version conflicts, spec §3.4 "Optimistic concurrency").
+ * (activity changes; version conflicts: docs/compatibility.md#activity-log, #updates-and-deletion).
  */
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

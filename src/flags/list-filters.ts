@@ -1,12 +1,12 @@
 /**
- * The query filters and ordering of the flag list (spec §3.7). Deleted flags are never listed.
- * Filters: `active=true|false|STALE` (anything but `true` and `STALE` means false),
- * `created_by_id` (an id, a comma list or a JSON list), `search` (case-insensitive substring of
- * key or name), `type=boolean|multivariant|experiment|remote_config` (Hedgerow has no
- * experiments, so `experiment` matches nothing; other values do not filter),
- * `evaluation_runtime` (exact), `tags` (JSON list: any of them; invalid JSON is ignored),
- * `excluded_properties` (JSON list of keys to leave out; invalid JSON is ignored) and
- * `has_evaluation_tags=true|false`. A repeated parameter counts with its last value.
+ * The query filters and ordering of the flag list (docs/compatibility.md#lists-and-pages). Deleted
+ * flags are never listed. Filters: `active=true|false|STALE` (anything but `true` and `STALE` means
+ * false), `created_by_id` (an id, a comma list or a JSON list), `search` (case-insensitive
+ * substring of key or name), `type=boolean|multivariant|experiment|remote_config` (Hedgerow has no
+ * experiments, so `experiment` matches nothing; other values do not filter), `evaluation_runtime`
+ * (exact), `tags` (JSON list: any of them; invalid JSON is ignored), `excluded_properties` (JSON
+ * list of keys to leave out; invalid JSON is ignored) and `has_evaluation_tags=true|false`. A
+ * repeated parameter counts with its last value.
  */
 
 import type { FeatureFlagRecord } from './feature-flag.js';

@@ -1,7 +1,7 @@
 /**
  * How Python prints (and strips) JSON values, for the error details PostHog builds with f-strings
- * (spec §3.4: "Invalid value for operator icontains: ['@posthog.com']") and for the JSON strings
- * it stores with `json.dumps` (payload values, spec §3.4 "Payloads").
+ * ("Invalid value for operator icontains: ['@posthog.com']") and for the JSON strings it stores
+ * with `json.dumps` (payload values; docs/compatibility.md#flag-validation).
  *
  * JSON numbers arrive in JavaScript without their int/float distinction; an integer-valued number
  * is printed as a Python int.

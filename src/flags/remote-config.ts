@@ -1,8 +1,8 @@
 /**
- * Remote config: what posthog-js reads before it loads flags (spec flags.md §6.2, §8;
- * ingestion.md §11.2, §16). Three shapes of the same facts:
+ * Remote config: what posthog-js reads before it loads flags (docs/compatibility.md#remote-config).
+ * Three shapes of the same facts:
  * - the fields flattened into `/flags?config=true` and `/decide` responses (the Rust flags
- *   service's `ConfigResponse` order, plus the older `/decide` fields the seed shows);
+ *   service's `ConfigResponse` order, plus the older `/decide` fields its API documentation shows);
  * - the JSON of `GET /array/:token/config` (PostHog's `RemoteConfig.build_config` order);
  * - the script of `GET /array/:token/config.js`, which stores that config in
  *   `window._POSTHOG_REMOTE_CONFIG[token]` with no site apps.
@@ -30,9 +30,10 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The fields flattened into /flags?config=true and /decide responses (spec §6.2 minimal set plus
- * the seed's `config.enable_collect_everything`, `editorParams`, `isAuthenticated`,
- * `supportedCompression`). Deep-frozen: spread it into a response, do not edit it.
+ * The fields flattened into /flags?config=true and /decide responses (the flags service's minimal
+ * set plus the older /decide fields `config.enable_collect_everything`, `editorParams`,
+ * `isAuthenticated`, `supportedCompression`). Deep-frozen: spread it into a response, do not edit
+ * it.
  */
 export function remoteConfigFields(project: RemoteConfigProject): Readonly<Record<string, unknown>> {
   return deepFreeze({

@@ -1,6 +1,7 @@
 /**
- * PostHog's tag normalisation (spec §3.3 `tags`): each tag trimmed and lower-cased; duplicates and
- * tags left empty are dropped. Hedgerow keeps the order in which tags were first given.
+ * PostHog's tag normalisation (docs/compatibility.md#flag-fields): each tag trimmed and
+ * lower-cased; duplicates and tags left empty are dropped. Hedgerow keeps the order in which tags
+ * were first given.
  */
 
 import { pythonStrip } from './python-repr.js';

@@ -1,9 +1,9 @@
 /**
  * A create/PATCH/PUT body of the flag management API checked and coerced into a `FlagWrite`
- * (spec §3.3 fields, §3.4 validation). Throws the one error PostHog reports (spec §1): field
- * errors in the serializer's field order (the first failing field wins), then the non-field
- * `validate()` rule (attr null), then on create the dry-run check of `create()` (attr null).
- * Unknown and read-only body fields (`id`, `created_by`, `is_simple_flag`, …) are ignored.
+ * (docs/compatibility.md#flag-fields, #flag-validation). Throws the one error PostHog reports
+ * (#errors): field errors in the serializer's field order (the first failing field wins), then the
+ * non-field `validate()` rule (attr null), then on create the dry-run check of `create()` (attr
+ * null). Unknown and read-only body fields (`id`, `created_by`, `is_simple_flag`, …) are ignored.
  */
 
 import { HedgerowError } from '../errors.js';

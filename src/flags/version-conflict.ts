@@ -1,12 +1,12 @@
 /**
- * Optimistic concurrency of flag updates (spec §3.4 update(), "Optimistic concurrency"). Only when
+ * Optimistic concurrency of flag updates (docs/compatibility.md#updates-and-deletion). Only when
  * the body's `version` differs from the stored one and the body carries a non-empty
  * `original_flag` (the client's snapshot): a field conflicts when the client changes it
  * (new ≠ original), someone else changed it since (original ≠ current) and the new value is not
  * already the current one. A stale version without a snapshot is accepted.
  *
- * Clients send back the filters they read, which are normalised (spec §3.2); a stored `{}` and its
- * normalised form count as the same value.
+ * Clients send back the filters they read, which are normalised (#flag-fields); a stored `{}` and
+ * its normalised form count as the same value.
  */
 
 import { HedgerowError } from '../errors.js';

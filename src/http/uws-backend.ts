@@ -1,5 +1,6 @@
 /**
- * HTTP backend on uWebSockets.js (native). Rules that keep the process alive (STYLE.md #8):
+ * HTTP backend on uWebSockets.js (native). Rules that keep the process alive (without them uWS
+ * aborts the process in native code, where no JavaScript handler can catch it):
  * `onAborted` is attached before anything asynchronous; everything from the uWS request is
  * read synchronously inside the route callback (the object is invalid after it returns);
  * body chunks are copied (uWS reuses and neuters their ArrayBuffers); answers are written

@@ -1,4 +1,7 @@
-/** The query parameters capture reads (spec §2.1); everything else (`ver`, `ip`, `retry_count`...) is ignored. */
+/**
+ * The query parameters capture reads (docs/compatibility.md#capture-endpoints); everything else
+ * (`ver`, `ip`, `retry_count`...) is ignored.
+ */
 
 import { parseCompressionHint, type CompressionHint } from './compression-hint.js';
 import { parseProjectIdHint } from './project-id-hint.js';

@@ -1,6 +1,6 @@
 /**
  * The compression hint a client may give in the `compression` query parameter, the form field
- * `compression` or the `Content-Encoding` header (spec §2.1, §2.2 step 4).
+ * `compression` or the `Content-Encoding` header (docs/compatibility.md#request-decoding).
  */
 
 export type CompressionHint = 'gzip' | 'lz64' | 'base64' | 'unsupported';

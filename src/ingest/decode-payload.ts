@@ -1,4 +1,7 @@
-/** Spec §2.2 end to end: from an HTTP request to the JSON text of its payload. Pure, no I/O. */
+/**
+ * Request decoding end to end (docs/compatibility.md#request-decoding): from an HTTP request to the
+ * JSON text of its payload. Pure, no I/O.
+ */
 
 import { parseCaptureQuery, type CaptureQuery } from './capture-query.js';
 import { decompressPayload } from './decompress-payload.js';

@@ -1,6 +1,7 @@
 /**
- * Spec §2.2 step 6 (capture-rs `payload/decompression.rs` `decompress_payload`): turn the extracted
- * payload into UTF-8 text, never producing more than the decompressed-size budget.
+ * Decompression (docs/compatibility.md#request-decoding; PostHog/posthog
+ * `rust/capture/src/payload/decompression.rs` `decompress_payload`): turn the extracted payload
+ * into UTF-8 text, never producing more than the decompressed-size budget.
  */
 
 import { constants as bufferConstants } from 'node:buffer';
@@ -136,8 +137,8 @@ function lz64ToText(bytes: Buffer, maxBytes: number): string {
 /**
  * Decodes an extracted payload to text, gzip and lz64 within their `decodedLimit`. Order: an explicit base64 hint (used when the bytes are
  * strict base64, else ignored), gzip when the bytes start with `1f 8b` (a gzip hint without the
- * magic falls back to plain text, spec §2.2 "Recommendation"), lz64 when hinted, else plain
- * UTF-8. A result that still looks like base64 is decoded once more when that yields UTF-8: this
+ * magic falls back to plain text: docs/compatibility.md#request-decoding), lz64 when hinted, else
+ * plain UTF-8. A result that still looks like base64 is decoded once more when that yields UTF-8: this
  * is how a form's `data=<base64>` without a hint is read, on every capture path. capture-rs does
  * it on its legacy paths only (`/e`, `/capture`, `/engage`, `/track`; payload/decompression.rs,
  * with a TODO to try it on `/i/v0/e` and `/batch` too), Django's capture on every path
@@ -149,7 +150,7 @@ export function decompressPayload(payload: ExtractedPayload, maxBytes: number): 
   let bytes = payload.bytes;
   if (payload.hint === 'base64' && !payload.base64Decoded) {
     // A wrong hint falls back to the bytes as sent: capture-rs never applies this hint after its
-    // sniff, Django uses base64 only when it decodes (spec §2.2 step 6, §2.4).
+    // sniff, Django uses base64 only when it decodes (posthog/utils.py `load_data_from_request`).
     bytes = decodeBase64StrictBytes(bytes) ?? bytes;
   }
 

@@ -1,4 +1,7 @@
-/** Spec §5.2 (capture-rs `RawEvent::extract_distinct_id_checked`): where distinct_id is and how it is coerced. */
+/**
+ * Where distinct_id is and how it is coerced (docs/compatibility.md#event-normalization; capture-rs
+ * `RawEvent::extract_distinct_id_checked`).
+ */
 
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
 import type { RawEvent } from './parse-body.js';

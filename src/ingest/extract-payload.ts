@@ -1,6 +1,7 @@
 /**
- * Spec §2.2 steps 1-5 (capture-rs `payload/common.rs` `extract_payload_bytes`): pick the raw
- * payload, undo a whole-body base64 encoding, unwrap a urlencoded form, find the compression hint.
+ * Payload extraction (docs/compatibility.md#request-decoding; PostHog/posthog
+ * `rust/capture/src/payload/common.rs` `extract_payload_bytes`): pick the raw payload, undo a
+ * whole-body base64 encoding, unwrap a urlencoded form, find the compression hint.
  */
 
 import { HedgerowError } from '../errors.js';
@@ -15,7 +16,7 @@ export interface ExtractedPayload {
   hint: CompressionHint;
   /** True when `bytes` is the result of the whole-body base64 sniff (a base64 hint is then fulfilled). */
   base64Decoded: boolean;
-  /** A form body's `api_key` field, else its `token` field (Django read these; spec §4.1). */
+  /** A form body's `api_key` field, else its `token` field (Django's `posthog/api/capture.py`). */
   formToken: string | undefined;
 }
 
@@ -64,7 +65,7 @@ function isBareJsonScalar(payload: Buffer): boolean {
   return payload.length <= MAX_SCALAR_BYTES && BARE_JSON_SCALAR.test(payload.toString('latin1'));
 }
 
-/** Urldecoding turned the `+` of a base64 value into spaces; put them back (spec §2.2 step 3). */
+/** Urldecoding turned the `+` of a base64 value into spaces; put them back (as capture-rs does). */
 function repairBase64Spaces(value: string): string {
   return value.includes(' ') && looksLikeBase64(value, true) ? value.replaceAll(' ', '+') : value;
 }

@@ -1,8 +1,8 @@
 /**
- * Spec §5 (capture-rs event processing + nodejs `sanitizeEvent`): raw client events to
- * `StoredEvent`s. Pure; runs once per event on the hot path, so it avoids per-event closures,
- * spreads and stringification. It takes ownership of the parsed events (their `properties`
- * objects are reused and modified in place).
+ * Event normalization (docs/compatibility.md#event-normalization; capture-rs event processing +
+ * nodejs `sanitizeEvent`): raw client events to `StoredEvent`s. Pure; runs once per event on the
+ * hot path, so it avoids per-event closures, spreads and stringification. It takes ownership of the
+ * parsed events (their `properties` objects are reused and modified in place).
  */
 
 import { HedgerowError } from '../errors.js';
@@ -69,7 +69,7 @@ export function eventUuid(value: unknown): string {
   throw new HedgerowError('HR_INVALID_UUID');
 }
 
-/** `properties[key] = {...properties[key], ...top}`: top-level `$set`/`$set_once` win (spec §5.5). */
+/** `properties[key] = {...properties[key], ...top}`: the top-level `$set`/`$set_once` win. */
 function mergePersonProps(props: Record<string, unknown>, key: string, top: unknown): void {
   if (!isPlainObject(top)) return;
   const inner = props[key];
@@ -121,7 +121,8 @@ export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): Norm
 
     const props = isPlainObject(raw.properties) ? raw.properties : {};
     if (props.$process_person_profile === false) {
-      // Personless: PostHog's ingestion strips the person property changes (spec §7.5).
+      // Personless: PostHog's ingestion strips the person property changes
+      // (docs/compatibility.md#personless-events).
       delete props.$set;
       delete props.$set_once;
       delete props.$unset;

@@ -1,6 +1,7 @@
 /**
- * Spec §3.1: the accepted top-level shapes of a capture body, tried in capture-rs's order.
- * Pure: takes the decoded text, returns the raw event objects and the batch-level fields.
+ * The accepted top-level shapes of a capture body, tried in capture-rs's order
+ * (docs/compatibility.md#body-shapes; PostHog/posthog `rust/capture/src/v0_request.rs`). Pure:
+ * takes the decoded text, returns the raw event objects and the batch-level fields.
  */
 
 import { HedgerowError } from '../errors.js';

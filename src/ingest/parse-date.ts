@@ -1,10 +1,10 @@
 /**
  * Client date strings to epoch milliseconds, without `Date.parse` (whose legacy fallback accepts
- * almost anything, e.g. "foo 1" is a date in 2001). Accepted, in order (spec §5.4):
- * RFC 3339 / ISO 8601 (`T`, `t` or space separator, optional seconds and fraction, zone `Z`,
- * `+HH`, `+HHMM`, `+HH:MM`, `UTC`/`GMT`, or none = UTC), the same with `/` separators, date-only,
- * `MM/DD/YYYY[ HH:MM[:SS]]`, RFC 2822, and numeric epochs (seconds, ms, µs or ns by digit count).
- * Fractions finer than a millisecond are truncated.
+ * almost anything, e.g. "foo 1" is a date in 2001). Accepted, in order
+ * (docs/compatibility.md#timestamps): RFC 3339 / ISO 8601 (`T`, `t` or space separator, optional
+ * seconds and fraction, zone `Z`, `+HH`, `+HHMM`, `+HH:MM`, `UTC`/`GMT`, or none = UTC), the same
+ * with `/` separators, date-only, `MM/DD/YYYY[ HH:MM[:SS]]`, RFC 2822, and numeric epochs (seconds,
+ * ms, µs or ns by digit count). Fractions finer than a millisecond are truncated.
  */
 import { fieldsToMs } from '../util/civil-date.js';
 

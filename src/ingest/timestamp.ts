@@ -1,4 +1,7 @@
-/** Spec §5.4 (capture-rs `rust/common/types/src/timestamp.rs` `parse_event_timestamp`). */
+/**
+ * Event timestamps (docs/compatibility.md#timestamps; PostHog/posthog
+ * `rust/common/types/src/timestamp.rs` `parse_event_timestamp`).
+ */
 
 import { MAX_FUTURE_SKEW_MS } from '../limits.js';
 import { formatIsoMs, ISO_MAX_MS as MAX_MS, ISO_MIN_MS as MIN_MS } from './iso-format.js';

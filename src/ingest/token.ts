@@ -1,4 +1,7 @@
-/** Spec §4: where the project token is found (4.1) and what a well-formed one looks like (4.2). */
+/**
+ * Where the project token is found and what a well-formed one looks like
+ * (docs/compatibility.md#project-key; PostHog/posthog `rust/capture/src/utils.rs`, `token.rs`).
+ */
 
 import { HedgerowError } from '../errors.js';
 import { MAX_TOKEN_CHARS } from '../limits.js';

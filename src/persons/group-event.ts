@@ -1,6 +1,6 @@
 /**
- * Groups named by events (spec ingestion.md §7.4): `$groupidentify` upserts one group, and any
- * event's `$groups` gains `$group_<index>` properties.
+ * Groups named by events (docs/compatibility.md#groups): `$groupidentify` upserts one group, and
+ * any event's `$groups` gains `$group_<index>` properties.
  *
  * Sources read (PostHog/posthog):
  * - `nodejs/src/worker/ingestion/event-pipeline/groups.ts` (newest index copy):
@@ -100,9 +100,9 @@ export function groupIndexProperties(groups: unknown, mapping: ReadonlyMap<strin
 
 /**
  * The event as PostHog stores it once ingested: `$group_<index>` for each of its `$groups` whose
- * type has an index (spec §7.4). Hedgerow stores events as captured, before the person processor
- * gives new group types their index, and adds these when the event is read. The event itself is
- * returned when it has nothing to add.
+ * type has an index (docs/compatibility.md#groups). Hedgerow stores events as captured, before the
+ * person processor gives new group types their index, and adds these when the event is read. The
+ * event itself is returned when it has nothing to add.
  */
 export function withGroupIndexes(e: StoredEvent, mapping: ReadonlyMap<string, number>): StoredEvent {
   const groups = e.properties.$groups;

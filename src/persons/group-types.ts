@@ -1,6 +1,6 @@
 /**
- * Group type indexes (spec ingestion.md §7.4): each project names at most five group types, and
- * each name keeps the column index 0–4 it was first given.
+ * Group type indexes (docs/compatibility.md#groups): each project names at most five group types,
+ * and each name keeps the column index 0–4 it was first given.
  *
  * Source read: PostHog/posthog `nodejs/src/common/groups/group-type-manager.ts`
  * (`MAX_GROUP_TYPES_PER_TEAM`, `fetchGroupTypeIndex`).

@@ -1,5 +1,5 @@
 /**
- * Distinct ids no merge may involve (spec ingestion.md §7.3 step 2).
+ * Distinct ids no merge may involve (docs/compatibility.md#merges).
  *
  * Source read: PostHog/posthog `nodejs/src/common/persons/person-utils.ts` (`isDistinctIdIllegal`,
  * `isDistinctIdUnmergeable`); the same lists sit in the older

@@ -1,5 +1,5 @@
 /**
- * Combining two existing persons (spec ingestion.md §7.3, "both exist, different").
+ * Combining two existing persons (docs/compatibility.md#merges, "Both, different persons").
  *
  * Source read: PostHog/posthog `nodejs/src/worker/ingestion/persons/person-merge-service.ts`
  * @039125e1 (`isMergeAllowed`, `mergePeople`, `executeTransaction`); the newest copy hands the

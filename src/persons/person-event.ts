@@ -1,5 +1,5 @@
 /**
- * What one stored event asks of person processing (spec ingestion.md §5.7, §7.2, §7.3, §7.5).
+ * What one stored event asks of person processing (docs/compatibility.md#persons-and-groups).
  *
  * Sources read (PostHog/posthog):
  * - `nodejs/src/common/persons/person-utils.ts` `decideProcessPerson`: only boolean `false` in
@@ -25,8 +25,9 @@
  * 3. `merge` with `other === into`: exactly as 2 (PostHog returns before marking identified).
  * 4. `merge` with an id for which `isIllegalMergeId` holds: as 2, plus the ingestion warning
  *    `cannot_merge_with_illegal_distinct_id`.
- * 5. Otherwise the merge of spec §7.3 (neither exists / one exists / same / `mayMerge` then
- *    `mergedPerson`), the target ending `is_identified`, even when the merge is refused.
+ * 5. Otherwise PostHog's merge (docs/compatibility.md#merges: neither exists / one exists / same /
+ *    `mayMerge` then `mergedPerson`), the target ending `is_identified`, even when the merge is
+ *    refused.
  */
 import type { StoredEvent } from '../ingest/types.js';
 import { EVENTS_WITHOUT_PERSON_UPDATES, eventPropertyUpdates, type PropertyUpdates } from './property-updates.js';
@@ -54,7 +55,7 @@ export interface PersonEventPlan {
    * have `other === into` or an illegal id, which the processor turns into a plain update.
    */
   merge?: { kind: MergeKind; other: string; into: string };
-  /** The property changes the event carries (spec §7.2), already extracted. */
+  /** The event's property changes (docs/compatibility.md#person-properties), already extracted. */
   updates: PropertyUpdates;
   /** Present when PostHog would emit ingestion warnings for this event. */
   warnings?: PersonEventWarning[];

@@ -1,5 +1,6 @@
 /**
- * Person property changes an event carries, and applying them (spec ingestion.md §7.2).
+ * Person property changes an event carries, and applying them
+ * (docs/compatibility.md#person-properties).
  *
  * Sources read (PostHog/posthog):
  * - `nodejs/src/worker/ingestion/persons/person-update.ts` @1843a160: `computeEventPropertyUpdates`,
@@ -16,7 +17,8 @@
  *   properties.
  *
  * Capture already merged top-level `$set`/`$set_once` into the properties, the top level winning
- * (`StoredEvent.properties`, spec §5.5), so this module reads only `properties.$set`.
+ * (`StoredEvent.properties`, docs/compatibility.md#event-normalization), so this module reads only
+ * `properties.$set`.
  *
  * Where this differs from PostHog on purpose:
  * - `$set` compares values structurally (PostHog's person path uses `!==`, so an object value is

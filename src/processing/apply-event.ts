@@ -1,8 +1,8 @@
 /**
- * One event's effect on persons and groups (spec ingestion.md §7), written through a
- * `PersonBatch`: group types registered from `$groups` and `$groupidentify`, group properties
- * set, then the person update or merge the event asks for. The rules themselves are the pure
- * functions of src/persons/; this module only reads and writes records.
+ * One event's effect on persons and groups (docs/compatibility.md#persons-and-groups), written
+ * through a `PersonBatch`: group types registered from `$groups` and `$groupidentify`, group
+ * properties set, then the person update or merge the event asks for. The rules themselves are the
+ * pure functions of src/persons/; this module only reads and writes records.
  */
 import { allocateGroupTypeIndex } from '../persons/group-types.js';
 import { applyGroupSet, groupTypesOf, isDroppedGroupIdentify, parseGroupIdentify } from '../persons/group-event.js';
@@ -95,7 +95,7 @@ function update(batch: PersonBatch, project: number, person: PersonRecord, updat
   batch.save(project, { ...person, properties: next.properties, is_identified: identified, version: person.version + 1 });
 }
 
-/** Spec §7.3 merge(other, into), after the illegal-id check. */
+/** PostHog's merge(other, into) (docs/compatibility.md#merges), after the illegal-id check. */
 function mergeIds(
   batch: PersonBatch,
   e: StoredEvent,

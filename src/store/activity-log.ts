@@ -1,7 +1,8 @@
 /**
- * The activity log (PostHog's ActivityLog, spec management.md §4.1): one entry per create, update,
- * soft delete and restore, written by the caller inside the same LMDB transaction as the change it
- * records. Entries are kept per project in write order, with an index per item (a flag's id).
+ * The activity log (PostHog's ActivityLog, docs/compatibility.md#activity-log): one entry per
+ * create, update, soft delete and restore, written by the caller inside the same LMDB transaction
+ * as the change it records. Entries are kept per project in write order, with an index per item (a
+ * flag's id).
  */
 import type { StoreDatabases } from './open-store.js';
 import { nextId } from './open-store.js';

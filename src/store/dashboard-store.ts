@@ -1,8 +1,9 @@
 /**
- * Dashboards, for now the usage dashboards PostHog generates for feature flags (spec
- * management.md §4.6): a record with its tiles' insight definitions, created with every new flag
- * and by the flag's `dashboard` action, and enriched by `enrich_usage_dashboard`. The tiles'
- * numbers are computed when read, from the usage rollups (src/store/usage-rollups.ts).
+ * Dashboards, for now the usage dashboards PostHog generates for feature flags
+ * (docs/compatibility.md#usage-dashboards): a record with its tiles' insight definitions, created
+ * with every new flag and by the flag's `dashboard` action, and enriched by
+ * `enrich_usage_dashboard`. The tiles' numbers are computed when read, from the usage rollups
+ * (src/store/usage-rollups.ts).
  */
 import { enrichedInsights, usageInsights, type InsightDefinition } from '../dashboards/usage-insights.js';
 import type { StoreDatabases } from './open-store.js';

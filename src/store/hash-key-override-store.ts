@@ -1,7 +1,8 @@
 /**
  * Experience-continuity hash keys (`hash_key_overrides`: `[project, person id, flag key]` → hash
- * key), spec flags.md §5: written insert-if-absent by `/flags` requests that carry
- * `$anon_distinct_id`, read when hashing continuity flags, moved with the person on merges.
+ * key), docs/compatibility.md#experience-continuity: written insert-if-absent by `/flags` requests
+ * that carry `$anon_distinct_id`, read when hashing continuity flags, moved with the person on
+ * merges.
  */
 import type { StoreDatabases } from './open-store.js';
 

@@ -8,8 +8,8 @@
  * - a block whose bytes do not contain the `event` or `uuid` value, or any of the distinct ids, as
  *   UTF-8 is skipped undecoded (msgpack stores strings as their UTF-8 bytes, so a match cannot hide);
  * - an `after` ends the scan at blocks ingested long enough before it: ingestion never stores a
- *   timestamp more than `MAX_FUTURE_SKEW_MS` ahead of the time it was received (spec §5.4), and
- *   a block's key starts with its ingest time;
+ *   timestamp more than `MAX_FUTURE_SKEW_MS` ahead of the time it was received
+ *   (docs/compatibility.md#timestamps), and a block's key starts with its ingest time;
  * - the caller's `shouldStop` is asked after every block, and a page cut short by it carries a
  *   cursor to where the scan stopped, so the next call goes on from there.
  * The events API reads its pages with `listEventsPaced` in the worker pool (src/pool/scan-pool.ts).

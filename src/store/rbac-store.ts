@@ -1,7 +1,8 @@
 /**
  * Roles, role memberships, organization resource access and feature-flag role access in the
- * `rbac` database: PostHog's 2024 role-based access control (spec management.md §5.1; models
- * `ee/models/role.py`, `organization_resource_access.py`, `feature_flag_role_access.py`).
+ * `rbac` database: PostHog's 2024 role-based access control
+ * (docs/compatibility.md#role-based-access; models `ee/models/role.py`,
+ * `organization_resource_access.py`, `feature_flag_role_access.py`).
  *
  * Every write runs in one synchronous LMDB transaction that checks its uniqueness rules against
  * the transaction's view (so they hold when the daemon and `hedgerow admin` write at once), writes

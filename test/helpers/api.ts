@@ -1,6 +1,7 @@
 /**
  * Helpers for the management API tests: a small client bound to a personal API key, users and
- * keys made with the real `hedgerow admin` command, and the management vectors from the spec.
+ * keys made with the real `hedgerow admin` command, and the management vectors
+ * (test/fixtures/management-vectors.json).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 /**
- * The behaviour every HttpBackend must show (STYLE.md #4). test/unit/http-backends.test.ts runs
- * it once per implementation; a new backend passes this suite before it is used.
+ * The behaviour every HttpBackend must show: one interface, several implementations, one shared
+ * suite. test/unit/http-backends.test.ts runs it once per implementation; a new backend passes this
+ * suite before it is used.
  */
 
 import { createHash, randomBytes } from 'node:crypto';

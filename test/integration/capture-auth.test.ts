@@ -1,6 +1,7 @@
 /**
- * Where the project key is found (spec §4.1) and what each missing, unknown or malformed key gets
- * (the seed's error table). Runs against both HTTP backends.
+ * Where the project key is found (docs/compatibility.md#project-key) and what each missing,
+ * unknown or malformed key gets (the capture errors of PostHog's API documentation and
+ * docs/compatibility.md#errors). Runs against both HTTP backends.
  */
 
 import { randomUUID } from 'node:crypto';

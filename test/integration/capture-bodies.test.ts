@@ -1,8 +1,8 @@
 /**
- * Every body encoding real SDKs send (spec §2): JSON object, array and batch; form `data=` with
- * base64 (and the `+`/space quirk) or plain JSON; whole-body base64; gzip by header, by query hint
- * and by magic bytes; a wrong gzip hint; lz64; `beacon=1`. Each accepted event is read back
- * through the events API. Runs against both HTTP backends.
+ * Every body encoding real SDKs send (docs/compatibility.md#request-decoding): JSON object, array
+ * and batch; form `data=` with base64 (and the `+`/space quirk) or plain JSON; whole-body base64;
+ * gzip by header, by query hint and by magic bytes; a wrong gzip hint; lz64; `beacon=1`. Each
+ * accepted event is read back through the events API. Runs against both HTTP backends.
  */
 
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,8 @@
 /**
- * Per-event normalization seen end to end (spec §3, §5): dropped events, uuids, timestamps and
- * clock-skew correction, `$set`/`$set_once` placement, `$ip`, distinct_id coercion, `/engage`
- * without an event name, `$performance_event`. Runs against both HTTP backends.
+ * Per-event normalization seen end to end (docs/compatibility.md#event-normalization): dropped
+ * events, uuids, timestamps and clock-skew correction, `$set`/`$set_once` placement, `$ip`,
+ * distinct_id coercion, `/engage` without an event name, `$performance_event`. Runs against both
+ * HTTP backends.
  */
 
 import { randomUUID } from 'node:crypto';

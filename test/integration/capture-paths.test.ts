@@ -1,6 +1,7 @@
 /**
  * Every capture path, with and without the trailing slash, by POST and by GET `data=`; the CORS
- * preflight and the mirrored origin on answers (spec §1.1). Runs against both HTTP backends.
+ * preflight and the mirrored origin on answers (docs/compatibility.md#capture-endpoints). Runs
+ * against both HTTP backends.
  */
 
 import net from 'node:net';

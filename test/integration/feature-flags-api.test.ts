@@ -1,7 +1,8 @@
 /**
- * The feature flag management API against the real daemon: the cases of the spec's management
- * vectors for create/list/retrieve/update/delete and activity, then list paging and filters, soft
- * delete, PUT, optimistic concurrency, form bodies, scopes and project isolation, concurrent PATCHes.
+ * The feature flag management API against the real daemon: the cases of the management vectors
+ * (test/fixtures/management-vectors.json) for create/list/retrieve/update/delete and activity, then
+ * list paging and filters, soft delete, PUT, optimistic concurrency, form bodies, scopes and
+ * project isolation, concurrent PATCHes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, checkVector, createUser, managementVector, type ApiClient } from '../helpers/api.js';

@@ -1,8 +1,9 @@
 /**
- * The management API's computed flag views against the real daemon (spec management.md §4.2,
- * §4.4, §4.5; vectors 29, 30, 35, 45–48, 51): evaluation reasons, my_flags and user blast radius,
- * on persons and groups made from captured events, and their agreement with `/flags` for the
- * same stored persons. Each scenario runs in its own project so counts are exact.
+ * The management API's computed flag views against the real daemon
+ * (docs/compatibility.md#flag-views; management vectors 29, 30, 35, 45–48, 51): evaluation reasons,
+ * my_flags and user blast radius, on persons and groups made from captured events, and their
+ * agreement with `/flags` for the same stored persons. Each scenario runs in its own project so
+ * counts are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -1,8 +1,8 @@
 /**
  * `/flags` and `/decide` against the real daemon: flags made through the management API are
  * evaluated in the worker pool, every response version has its shape, bodies may be compressed
- * or form-encoded, bad input gets the spec's errors, and a change to a flag is seen by the next
- * request (the workers' snapshots follow the project's flag version).
+ * or form-encoded, bad input gets PostHog's errors (docs/compatibility.md#errors), and a change to
+ * a flag is seen by the next request (the workers' snapshots follow the project's flag version).
  */
 import { compressToBase64 } from 'lz-string';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,7 +103,7 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
       expect(body.featureFlagPayloads, path).toEqual({ 'always-on': '{"color":"blue"}', ...(variant === 'test' ? { checkout: '"green"' } : {}) });
     }
     const decide3 = (await postJson(d, '/decide?v=3', flagsBody())).json as Record<string, unknown>;
-    // The seed's flag evaluation response fields.
+    // The /decide response fields PostHog's API documentation lists.
     expect(decide3).toMatchObject({
       config: { enable_collect_everything: true },
       editorParams: {},

@@ -8,7 +8,8 @@
  * (1.449.2, which this machine's registry cannot install, passes too).
  *
  * Headless Chromium is a bot to posthog-js (`navigator.webdriver`), which then drops every
- * event: the page sets `opt_out_useragent_filter`, as spec/ingestion.md §16 says browser tests must.
+ * event: the page sets `opt_out_useragent_filter`, as any test of posthog-js in headless Chromium
+ * must.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';

@@ -23,7 +23,7 @@ const MULTI_VARIANTS: Array<[string, number]> = [
   ['fifth-variant', 5],
 ];
 
-/** What PostHog answers, by the spec's formula (flags.md §1.3–1.4). */
+/** What PostHog answers, by its bucketing formula (docs/compatibility.md#hashing-and-bucketing). */
 function expectedRollout(id: string): boolean {
   return bucketHash('rollout.', id, '') <= 0.45;
 }

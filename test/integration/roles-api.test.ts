@@ -1,8 +1,8 @@
 /**
- * The organization RBAC API against the real daemon (spec management.md §5.1, §5.3, §6; vector
- * 58): roles (admin-only writes, case-insensitive unique names, the organization default level),
- * role memberships, organization resource access, the cascade on role delete, personal-key
- * scopes, and the `hedgerow admin roles|access` commands on the same data directory.
+ * The organization RBAC API against the real daemon (docs/compatibility.md#role-based-access;
+ * management vector 58): roles (admin-only writes, case-insensitive unique names, the organization
+ * default level), role memberships, organization resource access, the cascade on role delete,
+ * personal-key scopes, and the `hedgerow admin roles|access` commands on the same data directory.
  */
 
 import { randomUUID } from 'node:crypto';

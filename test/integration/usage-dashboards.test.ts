@@ -1,9 +1,9 @@
 /**
- * Feature flag usage dashboards against the real daemon (spec management.md §4.6; vectors 31,
- * 32, 49): the dashboard made with each flag, its series computed from `$feature_flag_called`
- * events that the real posthog-node client sends (and dated events sent to `/batch/`), the
- * `dashboard` and `enrich_usage_dashboard` actions with their checks in order, and the HTML page
- * behind a personal key or a signed link.
+ * Feature flag usage dashboards against the real daemon (docs/compatibility.md#usage-dashboards;
+ * management vectors 31, 32, 49): the dashboard made with each flag, its series computed from
+ * `$feature_flag_called` events that the real posthog-node client sends (and dated events sent to
+ * `/batch/`), the `dashboard` and `enrich_usage_dashboard` actions with their checks in order, and
+ * the HTML page behind a personal key or a signed link.
  */
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

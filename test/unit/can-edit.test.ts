@@ -1,6 +1,7 @@
 /**
- * The pure `can_edit` rules (spec management.md §5.2) and the role-access permission (§5.3), with
- * plain data: each rule on its own, and the setups of management vectors 53-57.
+ * The pure `can_edit` rules and the role-access permission
+ * (docs/compatibility.md#role-based-access), with plain data: each rule on its own, and the setups
+ * of management vectors 53-57.
  */
 import { describe, expect, it } from 'vitest';
 import { ACCESS_LEVEL } from '../../src/auth/access-level.js';

@@ -1,7 +1,7 @@
 /**
- * The evaluation engine's rules beyond the SDK vectors (spec flags.md §1–§5): reasons and
- * condition_index, group and mixed flags, variants and payloads, holdouts, early access,
- * continuity and device identifiers, flag dependencies (order, cycles, missing, inactive),
+ * The evaluation engine's rules beyond the SDK vectors (docs/compatibility.md#flag-evaluation):
+ * reasons and condition_index, group and mixed flags, variants and payloads, holdouts, early
+ * access, continuity and device identifiers, flag dependencies (order, cycles, missing, inactive),
  * cohorts (static, missing, cyclic, negated), and snapshot bookkeeping.
  */
 

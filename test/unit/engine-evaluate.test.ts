@@ -69,7 +69,7 @@ const UNDEFINED: Expected = { value: null, value_is_undefined: true };
 /**
  * Cases where the SDK's answer is not the server's (keyed by the case's `source`, file:line in
  * posthog-node's tests). "Fallback" answers came from a mocked `/flags` call; the server's
- * own answer follows spec flags.md.
+ * own answer follows the Rust flags service (docs/compatibility.md#flag-evaluation).
  */
 const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
   'feature-flags.spec.ts:364': {
@@ -221,7 +221,7 @@ function toStoredFilters(filters: Obj, idOfKey: ReadonlyMap<string, number>, buc
       })
     : filters.groups;
   const out: FlagFilters = { ...filters, groups };
-  // Hedgerow's record has no top-level bucketing_identifier; filters hold it (spec §2.2).
+  // Hedgerow's record has no top-level bucketing_identifier; filters hold it.
   if (bucketing !== undefined && bucketing !== null) out.bucketing_identifier = bucketing;
   return out;
 }

@@ -1,8 +1,9 @@
 /**
  * Property matching for remote evaluation against the flag vectors (test/fixtures/flags-vectors.json):
  * `operator_cases['server-rust']` must all pass; `operator_cases['posthog-node']` pass except the
- * named list below, where the spec says the server answers differently; `relative_date_cases`
- * and `semver_parse_cases` likewise, with their exceptions named.
+ * named list below, where the Rust flags service answers differently
+ * (docs/compatibility.md#property-matching); `relative_date_cases` and `semver_parse_cases`
+ * likewise, with their exceptions named.
  */
 
 import { readFileSync } from 'node:fs';
@@ -24,7 +25,7 @@ interface OperatorCase {
   property: PropertyFilter;
   property_values: Record<string, unknown>;
   expected: boolean | 'inconclusive' | 'not_inconclusive' | 'error(inconclusive)';
-  /** Rust's partial-properties mode: only request overrides are known (spec §3.2). */
+  /** Rust's partial-properties mode: only request overrides are known. */
   partial_props?: boolean;
   frozen_now?: string;
 }
@@ -269,7 +270,10 @@ describe('semver_parse_cases', () => {
   const unescape = (c: SemverParseCase): string =>
     c.source.includes('feature-flags.spec.ts:3634 ') ? c.input.replace('\\t', '\t').replace('\\n', '\n') : c.input;
 
-  /** posthog-node parsing vs the server's (spec §3.4 semver rows, §9.8): input → the server's answer. */
+  /**
+   * posthog-node parsing vs the server's (docs/compatibility.md#dates-and-versions): input → the
+   * server's answer.
+   */
   const SERVER_DIFFERS: ReadonlyArray<readonly [string, [number, number, number] | 'inconclusive', string]> = [
     ['V1.2.3', 'inconclusive', 'the server strips only a lower-case v'],
     ['1.2.3.4', 'inconclusive', 'more than three parts is not a version on the server'],

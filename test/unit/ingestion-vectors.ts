@@ -1,4 +1,4 @@
-/** Loads the spec's unit vectors (test/fixtures/ingestion-vectors.json, a copy of spec/vectors/ingestion.json). */
+/** Loads the ingestion unit vectors (test/fixtures/ingestion-vectors.json). */
 
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';

@@ -15,7 +15,8 @@ function updates(partial: Partial<PropertyUpdates>): PropertyUpdates {
 }
 
 // Note: top-level `$set`/`$set_once` precedence over `properties.$set` is applied at capture
-// (normalize-event, spec §5.5); these functions only ever see the merged `properties.$set`.
+// (normalize-event, docs/compatibility.md#event-normalization); these functions only ever see the
+// merged `properties.$set`.
 
 describe('applyPropertyUpdates: $set (spec §7.2)', () => {
   it('overwrites a differing value and reports a change', () => {

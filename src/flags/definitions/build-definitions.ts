@@ -1,10 +1,10 @@
 /**
- * The body of the local-evaluation definitions endpoints (spec flags.md §7.2, §2.5, §3.5, §3.6;
- * management.md §4.3): every non-deleted flag that is not a remote configuration (inactive ones
- * with `active: false`), ordered by key, with flag dependencies rewritten; the group type
- * mapping; and, with `send_cohorts`, every non-static cohort the served flags reference,
- * directly or through other cohorts. Without `send_cohorts`, a flag whose conditions use exactly
- * one cohort has it inlined as person-property conditions where possible, as Django does
+ * The body of the local-evaluation definitions endpoints (docs/compatibility.md#flag-definitions):
+ * every non-deleted flag that is not a remote configuration (inactive ones with `active: false`),
+ * ordered by key, with flag dependencies rewritten; the group type mapping; and, with
+ * `send_cohorts`, every non-static cohort the served flags reference, directly or through other
+ * cohorts. Without `send_cohorts`, a flag whose conditions use exactly one cohort has it inlined as
+ * person-property conditions where possible, as Django does
  * (`FeatureFlag.transform_cohort_filters_for_easy_evaluation`). Pure: no I/O.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Flag dependencies in local-evaluation definitions (spec flags.md §3.5, §7.2): every
+ * Flag dependencies in local-evaluation definitions (docs/compatibility.md#flag-definitions): every
  * `{type: "flag"}` condition property gets the dependency's flag key as `key` and a
  * `dependency_chain`: the flags to evaluate first, in topological order, ending with the
  * referenced flag. The chain is `[]` when the referenced flag references itself, or when a cycle

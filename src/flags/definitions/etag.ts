@@ -1,8 +1,9 @@
 /**
- * ETags of the local-evaluation definitions (spec flags.md §7.1): a weak tag `W/"<hash>"` over
- * the served body, and the `If-None-Match` check that turns a poll into a 304. PostHog hashes the
- * cached body with SHA-256 and keeps the first 16 hex digits (`HyperCache._compute_etag`), and
- * sends the tag weak so proxies that gzip the response keep it (PostHog PR #42875).
+ * ETags of the local-evaluation definitions (docs/compatibility.md#flag-definitions): a weak tag
+ * `W/"<hash>"` over the served body, and the `If-None-Match` check that turns a poll into a 304.
+ * PostHog hashes the cached body with SHA-256 and keeps the first 16 hex digits
+ * (`HyperCache._compute_etag`), and sends the tag weak so proxies that gzip the response keep it
+ * (PostHog PR #42875).
  */
 
 import { createHash } from 'node:crypto';

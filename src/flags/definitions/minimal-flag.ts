@@ -1,7 +1,8 @@
 /**
- * The flag object served to server SDKs for local evaluation (spec flags.md §2.1, management.md
- * §4.3): Django's `MinimalFeatureFlagSerializer` fields, in its order, with `filters` normalised
- * on read (management.md §3.2). The Rust definitions fallback emits the same fields.
+ * The flag object served to server SDKs for local evaluation
+ * (docs/compatibility.md#flag-definitions): Django's `MinimalFeatureFlagSerializer` fields, in its
+ * order, with `filters` normalised on read (#flag-fields). The Rust definitions fallback emits the
+ * same fields.
  */
 
 import type { EvaluationRuntime, FeatureFlagRecord, FlagFilters } from '../feature-flag.js';

@@ -1,6 +1,6 @@
 /**
  * How the Rust flags service turns JSON property values into the strings and numbers its
- * operators compare (spec flags.md §3.3 null values, §3.4 operators).
+ * operators compare (docs/compatibility.md#property-matching).
  *
  * * A string is used as it is; every other value is printed as compact JSON the way serde_json
  *   prints it: `null`, `true`, `123`, `1.5`, `1e-7`, `["a",1]`. So a null property is the

@@ -1,9 +1,10 @@
 /**
- * Cohorts for evaluation (spec flags.md §3.6). Property cohorts compile their nested AND/OR
- * tree (`{type, values}`, leaves optionally `negation: true`) once; static cohorts keep only
- * their id and are answered per request by the membership callback. A cohort whose evaluation
- * would reach a missing cohort, or a cycle of cohorts, is marked with the error the Rust
- * service returns for it (a missing one wins, as the Rust graph walk finds it first).
+ * Cohorts for evaluation (docs/compatibility.md#cohorts-and-flag-dependencies). Property cohorts
+ * compile their nested AND/OR tree (`{type, values}`, leaves optionally `negation: true`) once;
+ * static cohorts keep only their id and are answered per request by the membership callback. A
+ * cohort whose evaluation would reach a missing cohort, or a cycle of cohorts, is marked with the
+ * error the Rust service returns for it (a missing one wins, as the Rust graph walk finds it
+ * first).
  */
 
 import { compileFilter, type FilterEnv } from './snapshot-filters.js';

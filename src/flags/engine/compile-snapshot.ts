@@ -1,10 +1,10 @@
 /**
- * Builds the immutable `FlagSnapshot` a project's evaluations run against (spec flags.md §2–§3):
- * every non-deleted flag gets a value slot (inactive ones are kept, answer `false` to flags that
- * depend on them, and are listed for `disabled` reasons); active flags are compiled; cohorts
- * are compiled; and the active flags are put in dependency order. A flag that depends on a
- * missing flag, sits in a dependency cycle, or depends on such a flag is marked broken and
- * answers `missing_dependency` (spec §2.4 step 1).
+ * Builds the immutable `FlagSnapshot` a project's evaluations run against
+ * (docs/compatibility.md#flag-evaluation): every non-deleted flag gets a value slot (inactive ones
+ * are kept, answer `false` to flags that depend on them, and are listed for `disabled` reasons);
+ * active flags are compiled; cohorts are compiled; and the active flags are put in dependency
+ * order. A flag that depends on a missing flag, sits in a dependency cycle, or depends on such a
+ * flag is marked broken and answers `missing_dependency` (docs/compatibility.md#evaluation-order).
  */
 
 import type { FeatureFlagRecord } from '../feature-flag.js';

@@ -1,10 +1,11 @@
 /**
- * Matching compiled filters against one request (spec flags.md §3): person and group filters
- * through their property matchers, flag filters against the values of flags already evaluated
- * (§3.5), cohort filters through memoised cohort membership (§3.6). A cohort that cannot be
- * evaluated throws an `EvaluationFailure`, which fails the whole flag; an evaluation over its
- * time budget throws OUT_OF_TIME, and a regex search past the evaluation's allowance
- * REGEX_ALLOWANCE_SPENT (regex-allowance.ts), which end the evaluation.
+ * Matching compiled filters against one request (docs/compatibility.md#property-matching): person
+ * and group filters through their property matchers, flag filters against the values of flags
+ * already evaluated, cohort filters through memoised cohort membership
+ * (#cohorts-and-flag-dependencies). A cohort that cannot be evaluated throws an
+ * `EvaluationFailure`, which fails the whole flag; an evaluation over its time budget throws
+ * OUT_OF_TIME, and a regex search past the evaluation's allowance REGEX_ALLOWANCE_SPENT
+ * (regex-allowance.ts), which end the evaluation.
  */
 
 import type { EvaluationErrorCode } from './reasons.js';

@@ -1,11 +1,12 @@
 /**
- * Evaluates one compiled flag for one request, in the Rust service's order (spec flags.md §2.4):
- * broken dependencies → early-access gate → holdout → release conditions in stored order, the
- * first match winning (or, with `early_exit`, the first condition that matches but is out of
- * rollout ending it); otherwise the highest-priority reason seen (§4, later condition on a
- * tie). Identifiers (§1.2, §5): a group condition hashes its group key; a person condition the
- * device id (device bucketing), else the stored continuity hash key, else (continuity flags)
- * the request's anonymous id, else the distinct id.
+ * Evaluates one compiled flag for one request, in the Rust service's order
+ * (docs/compatibility.md#evaluation-order): broken dependencies → early-access gate → holdout →
+ * release conditions in stored order, the first match winning (or, with `early_exit`, the first
+ * condition that matches but is out of rollout ending it); otherwise the highest-priority reason
+ * seen (#reasons, later condition on a tie). Identifiers (#hashing-and-bucketing): a group
+ * condition hashes its group key; a person condition the device id (device bucketing), else the
+ * stored continuity hash key, else (continuity flags) the request's anonymous id, else the distinct
+ * id.
  */
 
 import { EvaluationFailure, allFiltersMatch } from './evaluate-filters.js';

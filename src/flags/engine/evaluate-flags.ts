@@ -1,16 +1,16 @@
 /**
  * Evaluates a snapshot's flags for one request. Flags run in dependency order so a flag
- * dependency reads its target's value (spec flags.md §3.5); with `flagKeys`, only those flags
- * and the flags they depend on are evaluated, and all of them are returned (the Rust service
- * evaluates and reports dependencies too). Inactive and unknown keys are never in the result
- * (spec §2.5: remote evaluation omits inactive flags), nor are flags the request may not see
- * (`ctx.visible`). The results follow the snapshot's order.
- * Over the request's time budget the evaluation stops, and the results hold the flags done by
- * then (the Rust service answers the flags it could compute, with the error flag set). The
- * budget is checked between flags and, within a flag, between filters (evaluate-filters.ts);
- * V8-engine regex searches also spend from the evaluation's allowance (`ctx.regexAllowanceMs`,
- * regex-allowance.ts), and once it is spent the evaluation stops the same way. A flag cut off
- * in the middle is left out.
+ * dependency reads its target's value (docs/compatibility.md#cohorts-and-flag-dependencies); with
+ * `flagKeys`, only those flags and the flags they depend on are evaluated, and all of them are
+ * returned (the Rust service evaluates and reports dependencies too). Inactive and unknown keys are
+ * never in the result (remote evaluation omits inactive flags:
+ * docs/compatibility.md#flags-requests), nor are flags the request may not see (`ctx.visible`). The
+ * results follow the snapshot's order. Over the request's time budget the evaluation stops, and the
+ * results hold the flags done by then (the Rust service answers the flags it could compute, with
+ * the error flag set). The budget is checked between flags and, within a flag, between filters
+ * (evaluate-filters.ts); V8-engine regex searches also spend from the evaluation's allowance
+ * (`ctx.regexAllowanceMs`, regex-allowance.ts), and once it is spent the evaluation stops the same
+ * way. A flag cut off in the middle is left out.
  */
 
 import { RegexAllowanceSpent, withRegexAllowance } from '../regex-allowance.js';

@@ -14,16 +14,16 @@ export interface EvaluationContext {
   groups: Record<string, string>;
   /** Group type name → that group's properties. */
   groupProperties: Record<string, Record<string, unknown>>;
-  /** Flag key → stored experience-continuity hash key (spec §5). */
+  /** Flag key → stored continuity hash key (docs/compatibility.md#experience-continuity). */
   hashKeyOverrides?: Record<string, string>;
   /**
    * The request's `$anon_distinct_id`: the newest Rust service hashes a continuity flag on it
-   * when no stored override exists (spec §5 step 5).
+   * when no stored override exists (docs/compatibility.md#hashing-and-bucketing).
    */
   anonDistinctId?: string;
   /**
    * The request's `$device_id` for flags bucketed by device; when absent the engine falls back
-   * to `personProperties.$device_id` (spec §1.2).
+   * to `personProperties.$device_id` (docs/compatibility.md#hashing-and-bucketing).
    */
   deviceId?: string;
   /** Membership of a static cohort (absent: nobody is in any static cohort). */

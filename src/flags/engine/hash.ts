@@ -1,7 +1,7 @@
 /**
- * Bucketing hashes (spec flags.md §1.1): SHA-1 of a string, first 15 hex digits read as an
- * integer and divided by 0xFFFFFFFFFFFFFFF, giving a float in [0, 1]. Rollouts hash
- * `"<flag key>.<identifier>"` with salt "", variants with salt "variant", holdouts hash
+ * Bucketing hashes (docs/compatibility.md#hashing-and-bucketing): SHA-1 of a string, first 15 hex
+ * digits read as an integer and divided by 0xFFFFFFFFFFFFFFF, giving a float in [0, 1]. Rollouts
+ * hash `"<flag key>.<identifier>"` with salt "", variants with salt "variant", holdouts hash
  * `"holdout-<identifier>"` (no flag key, so every flag sharing a holdout agrees).
  *
  * `parseInt(hex15, 16) / 0xfffffffffffffff` is exactly what posthog-node computes (the divisor
@@ -32,7 +32,7 @@ export const VARIANT_SALT = 'variant';
 
 /**
  * `hash(flag_key, identifier, salt)`. `keyDot` is the flag key followed by "." (callers keep it
- * precomputed). An empty identifier hashes to 0, as the Rust service does (spec §1.2).
+ * precomputed). An empty identifier hashes to 0, as the Rust service does.
  */
 export function bucketHash(keyDot: string, identifier: string, salt: string): number {
   if (identifier === '') return 0;

@@ -1,6 +1,6 @@
 /**
  * Property filters compiled into matchers for remote evaluation, with the Rust flags service's
- * answers (spec flags.md §3.2 missing properties, §3.3 null values, §3.4 operators, §9).
+ * answers (docs/compatibility.md#property-matching).
  *
  * Compiling resolves the operator and prepares the filter value once: regex compiled, list
  * values printed and lower-cased, numbers, versions, requirements and absolute dates parsed.
@@ -338,7 +338,7 @@ export function matchInProperties(
 }
 
 /**
- * The Rust service's partial-properties mode (spec §3.2), used when only the request's override
+ * The Rust service's partial-properties mode, used when only the request's override
  * properties are known: a filter whose key is absent cannot be decided (`undefined`; the caller
  * loads the stored properties and evaluates in full mode). A present key matches as usual.
  */

@@ -1,6 +1,6 @@
 /**
  * Dates for `is_date_before` / `is_date_after` / `is_date_exact` at evaluation time, read the
- * way the Rust flags service reads them (spec flags.md §3.4 `is_date_*` rows).
+ * way the Rust flags service reads them (docs/compatibility.md#dates-and-versions).
  *
  * Date text (the filter value, or a property value that is not a number) is tried in order as:
  * 1. a relative date (`-7d`, `relative-date.ts`), anchored to `now` in the team time zone;

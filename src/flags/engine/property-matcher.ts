@@ -1,8 +1,9 @@
 /**
- * The contract between the flag evaluation engine and property matching (spec flags.md §3):
- * a property filter of a condition is compiled once (operator resolved, regex compiled, list
- * values prepared) into a `PropertyMatcher` that the engine calls per evaluation with the value
- * found under the filter's key in the person's (or group's) properties.
+ * The contract between the flag evaluation engine and property matching
+ * (docs/compatibility.md#property-matching): a property filter of a condition is compiled once
+ * (operator resolved, regex compiled, list values prepared) into a `PropertyMatcher` that the
+ * engine calls per evaluation with the value found under the filter's key in the person's (or
+ * group's) properties.
  */
 
 /** A property filter as stored in a flag's `filters.groups[].properties[]`. */

@@ -1,7 +1,7 @@
 /**
- * Evaluation reasons (spec flags.md §4): codes, the descriptions the Rust service prints, their
- * priority when no condition matched, and the frozen reason objects the engine hands out (built
- * once per snapshot so an evaluation allocates none).
+ * Evaluation reasons (docs/compatibility.md#reasons): codes, the descriptions the Rust service
+ * prints, their priority when no condition matched, and the frozen reason objects the engine hands
+ * out (built once per snapshot so an evaluation allocates none).
  */
 
 export type ReasonCode =

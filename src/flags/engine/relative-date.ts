@@ -1,7 +1,7 @@
 /**
- * Relative dates of the date operators at evaluation time (spec flags.md §3.4 `is_date_*` row,
- * `relative_date_cases`): `[-]<n><unit>` with n < 10000 and unit h, d, w, m or y always means
- * "now minus n units", whatever the sign.
+ * Relative dates of the date operators at evaluation time
+ * (docs/compatibility.md#dates-and-versions; test vectors: `relative_date_cases`): `[-]<n><unit>`
+ * with n < 10000 and unit h, d, w, m or y always means "now minus n units", whatever the sign.
  *
  * The Rust service does the arithmetic on the team-time-zone wall clock and reads the result
  * back in that zone. Hours, days and weeks are fixed lengths of wall-clock time; months step back

@@ -1,6 +1,6 @@
 /**
  * Semantic versions for the `semver_*` operators as the Rust flags service reads them
- * (spec flags.md §3.4 semver rows, §9 pitfall 8): real SemVer 2.0 (pre-release ordering applies,
+ * (docs/compatibility.md#dates-and-versions): real SemVer 2.0 (pre-release ordering applies,
  * `1.2.3-alpha < 1.2.3`), not the SDKs' (major, minor, patch) tuples.
  *
  * A value is read as: its string form (numbers printed, `coerce.ts`), one leading lower-case `v`

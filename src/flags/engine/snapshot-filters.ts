@@ -1,8 +1,9 @@
 /**
- * Compiles one stored property filter (spec flags.md §2.3) into a `CompiledFilter`: person and
- * group filters get their property matcher compiled once; flag filters (§3.5) resolve the flag
- * they depend on to its value slot; cohort filters (§3.6) resolve to the compiled cohort.
- * Filter types the server cannot evaluate (behavioural, unknown) compile to a never-match.
+ * Compiles one stored property filter (docs/compatibility.md#property-matching) into a
+ * `CompiledFilter`: person and group filters get their property matcher compiled once; flag
+ * filters (#cohorts-and-flag-dependencies) resolve the flag they depend on to its value slot;
+ * cohort filters resolve to the compiled cohort. Filter types the server cannot evaluate
+ * (behavioural, unknown) compile to a never-match.
  */
 
 import { cohortIdOf } from '../cohort-checks.js';

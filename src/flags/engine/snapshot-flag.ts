@@ -1,8 +1,8 @@
 /**
- * Compiles one active flag record (spec flags.md §2.2): its release conditions with their
- * aggregation, rollout and filters, the variant table, payloads, early-access gate
- * (`feature_enrollment` / legacy `super_groups`), holdout, and every result object an
- * evaluation of it can return. Also reports which flags and cohorts it references.
+ * Compiles one active flag record (docs/compatibility.md#evaluation-order): its release conditions
+ * with their aggregation, rollout and filters, the variant table, payloads, early-access gate
+ * (`feature_enrollment` / legacy `super_groups`), holdout, and every result object an evaluation of
+ * it can return. Also reports which flags and cohorts it references.
  */
 
 import type { FeatureFlagRecord } from '../feature-flag.js';

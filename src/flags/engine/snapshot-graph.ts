@@ -1,7 +1,7 @@
 /**
- * Flag dependency order (spec flags.md §2.4 step 1, §3.5): strongly connected components
- * (Tarjan) over "depends on" edges between active flags. Tarjan emits a component only after
- * every component it reaches, so its output is already an evaluation order (dependencies
+ * Flag dependency order (docs/compatibility.md#cohorts-and-flag-dependencies): strongly connected
+ * components (Tarjan) over "depends on" edges between active flags. Tarjan emits a component only
+ * after every component it reaches, so its output is already an evaluation order (dependencies
  * first). Members of a component with more than one flag, or with a self-edge, are in a cycle.
  */
 

@@ -1,7 +1,8 @@
 /**
- * Multivariate lookup (spec flags.md §1.4): variants in stored order, each owning the range
- * [previous bound, previous bound + pct/100). Bounds are summed once, in the same order and with
- * the same float additions the Rust service performs, so edge hashes land identically.
+ * Multivariate lookup (docs/compatibility.md#hashing-and-bucketing): variants in stored order, each
+ * owning the range [previous bound, previous bound + pct/100). Bounds are summed once, in the same
+ * order and with the same float additions the Rust service performs, so edge hashes land
+ * identically.
  */
 
 export interface VariantTable {

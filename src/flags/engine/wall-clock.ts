@@ -1,6 +1,7 @@
 /**
- * Wall clocks in the team's time zone, for the date operators (spec flags.md §3.4: the Rust
- * service reads offset-less date strings, and anchors relative dates, in the team time zone).
+ * Wall clocks in the team's time zone, for the date operators (the Rust service reads offset-less
+ * date strings, and anchors relative dates, in the team time zone:
+ * docs/compatibility.md#dates-and-versions).
  *
  * A wall clock is held as "milliseconds since 1970-01-01T00:00 of that clock", i.e. the epoch
  * milliseconds the same digits would have in UTC. Converting a wall clock to an instant follows

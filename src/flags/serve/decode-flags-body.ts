@@ -1,6 +1,8 @@
 /**
- * The body of a `/flags` or `/decide` POST, from bytes to a parsed JSON value (spec flags.md §6.1
- * "Body decoding"; Rust `handler/decoding.rs`, `flags/flag_request.rs` `from_bytes`). Pure, no I/O.
+ * The body of a `/flags` or `/decide` POST, from bytes to a parsed JSON value
+ * (docs/compatibility.md#flags-requests; PostHog/posthog
+ * `rust/feature-flags/src/handler/decoding.rs`, `rust/feature-flags/src/flags/flag_request.rs`
+ * `from_bytes`). Pure, no I/O.
  *
  * A plain JSON object body (the SDKs' usual request) goes straight to `JSON.parse`. Everything else
  * goes through capture's extraction (form `data=` with the `+`/space repair, whole-body base64,

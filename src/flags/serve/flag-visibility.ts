@@ -1,9 +1,10 @@
 /**
  * Which of a project's flags a `/flags` request gets to see, before any is evaluated (Rust
- * `fetch_and_filter`, spec flags.md §6.1): with `only_evaluate_survey_feature_flags`, survey
- * targeting flags only; then the flags of the caller's runtime; then the flags tagged for one of
- * the request's `evaluation_contexts`. A flag left out is neither evaluated nor answered, and
- * `flag_keys_to_evaluate` chooses among the flags left in. Pure, no I/O.
+ * `fetch_and_filter`, docs/compatibility.md#flags-requests): with
+ * `only_evaluate_survey_feature_flags`, survey targeting flags only; then the flags of the caller's
+ * runtime; then the flags tagged for one of the request's `evaluation_contexts`. A flag left out is
+ * neither evaluated nor answered, and `flag_keys_to_evaluate` chooses among the flags left in.
+ * Pure, no I/O.
  */
 import type { EvaluationRuntime } from '../feature-flag.js';
 import type { FlagSnapshot } from '../engine/snapshot-types.js';

@@ -1,8 +1,8 @@
 /**
- * Which response shape a `/flags` or `/decide` request gets, from its query string (spec flags.md
- * §6.1 query params, §6.2 versions; Rust `api/endpoint.rs` `flags` + `get_versioned_response`).
- * `v` (alias `version`), `config` and `only_evaluate_survey_feature_flags` matter here;
- * `compression` is read by decode-flags-body.
+ * Which response shape a `/flags` or `/decide` request gets, from its query string
+ * (docs/compatibility.md#response-shapes; PostHog/posthog `rust/feature-flags/src/api/endpoint.rs`
+ * `flags` + `get_versioned_response`). `v` (alias `version`), `config` and
+ * `only_evaluate_survey_feature_flags` matter here; `compression` is read by decode-flags-body.
  */
 
 export type FlagsResponseFormat = 'decide-v1' | 'decide-v2' | 'flags-v1' | 'flags-v2';

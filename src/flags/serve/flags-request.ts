@@ -1,6 +1,7 @@
 /**
- * The fields of a `/flags` or `/decide` request body that evaluation reads (spec flags.md §6.1
- * "Body fields", ingestion.md §8; Rust `flags/flag_request.rs` `FlagRequest`). Pure, no I/O.
+ * The fields of a `/flags` or `/decide` request body that evaluation reads
+ * (docs/compatibility.md#flags-requests; PostHog/posthog
+ * `rust/feature-flags/src/flags/flag_request.rs` `FlagRequest`). Pure, no I/O.
  *
  * Rust refuses a body whose fields have the wrong JSON type ("invalid JSON"); this reader drops
  * such fields instead, except the token (401) and distinct_id (400 in `requireDistinctId`).

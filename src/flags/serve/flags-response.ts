@@ -1,7 +1,8 @@
 /**
- * The JSON body of a `/flags` or `/decide` answer, in each response shape (spec flags.md §6.2,
- * §6.3; Rust `api/types.rs` `FlagsResponse`, `LegacyFlagsResponse`, `DecideV1Response`,
- * `DecideV2Response`, `FlagDetails`). Pure, no I/O; on the hot path of every flags request.
+ * The JSON body of a `/flags` or `/decide` answer, in each response shape
+ * (docs/compatibility.md#response-shapes; PostHog/posthog `rust/feature-flags/src/api/types.rs`
+ * `FlagsResponse`, `LegacyFlagsResponse`, `DecideV1Response`, `DecideV2Response`, `FlagDetails`).
+ * Pure, no I/O; on the hot path of every flags request.
  *
  * Keys follow the Rust structs' order, then `errorComputingFlags` on the legacy shapes, then the
  * config fields. Per shape:
@@ -10,7 +11,7 @@
  *   `featureFlagPayloads` (enabled flags with a payload), `requestId, evaluatedAt, errorComputingFlags`
  * - decide-v2: `featureFlags` (enabled only, key -> true|variant), `requestId, evaluatedAt, errorComputingFlags`
  * - decide-v1: `featureFlags` (enabled keys), `requestId, evaluatedAt, errorComputingFlags`
- * `errorComputingFlags` (the ingestion seed's name for the /decide field) mirrors
+ * `errorComputingFlags` (the name the /decide API documentation gives the field) mirrors
  * `errorsWhileComputingFlags`. `quotaLimited` and `minimalFlagCalledEvents` are never sent.
  * Payloads are sent as stored: a JSON string, which the SDKs parse.
  */
@@ -148,7 +149,7 @@ export class FlagsResponseEncoder {
     this.meta = meta;
   }
 
-  /** The response body as flat JSON text, exactly the spec's shape for the format. */
+  /** The response body as flat JSON text, exactly the flags service's shape for the format. */
   encode(input: FlagsResponseInput): string {
     return (this.pieces(input, false) as string[]).join('');
   }

@@ -1,5 +1,5 @@
 /**
- * Dashboards (spec management.md §4.6; for now the flags' usage dashboards):
+ * Dashboards (docs/compatibility.md#usage-dashboards; for now the flags' usage dashboards):
  * - `GET /api/projects/:project_id/dashboards/`: the project's dashboards, limit/offset paginated;
  * - `GET /api/projects/:project_id/dashboards/:id/`: one, with its tiles' series computed from
  *   the usage rollups;

@@ -1,7 +1,7 @@
 /**
- * The feature flag management API (seed endpoints 1, 2, 7, 8, 9; spec management.md §3):
- * `/api/projects/:project_id/feature_flags/` list and create, `…/:id/` retrieve, PATCH, PUT and
- * the refused DELETE; the same routes under the legacy `/api/feature_flag/` prefix (the caller's
+ * The feature flag management API (docs/compatibility.md#management-api):
+ * `/api/projects/:project_id/feature_flags/` list and create, `…/:id/` retrieve, PATCH, PUT and the
+ * refused DELETE; the same routes under the legacy `/api/feature_flag/` prefix (the caller's
  * current project). Writes run in one LMDB transaction each (see FlagStore).
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
@@ -29,7 +29,10 @@ import { flagRenderContextFor, renderFlag, type FlagRenderContext } from './rend
 export interface FeatureFlagsApiDeps {
   auth: AuthStore;
   flags: FlagStore;
-  /** Whether a user may edit flags (spec §5.2); the user's part is read once per request. */
+  /**
+   * Whether a user may edit flags (docs/compatibility.md#role-based-access); the user's part is read
+   * once per request.
+   */
   editPermission: EditPermission;
   /** Whether the project has this dashboard (for `analytics_dashboards`). */
   dashboardExists(projectId: number, id: number): boolean;
@@ -136,7 +139,10 @@ class FlagApi {
     return { status: 405, body: '' };
   }
 
-  /** The soft delete, restore, enable/disable and dependency rules of an update (spec §3.4). */
+  /**
+   * The soft delete, restore, enable/disable and dependency rules of an update
+   * (docs/compatibility.md#updates-and-deletion).
+   */
   private checkStateChange(current: FeatureFlagRecord, write: FlagWrite): void {
     const flags = this.flagMap(current.project_id);
     const next = applyFlagWrite(current, write);

@@ -1,8 +1,8 @@
 /**
- * The flag activity log (seed endpoints 10 and 13; spec management.md §4.1):
- * `GET …/feature_flags/activity/` (every flag of the project) and `GET …/feature_flags/:id/activity/`
- * (one flag, deleted ones included; 404 with no body outside the project). Page-numbered, newest first; a scoped
- * personal key needs `activity_log:read`.
+ * The flag activity log (docs/compatibility.md#activity-log): `GET …/feature_flags/activity/`
+ * (every flag of the project) and `GET …/feature_flags/:id/activity/` (one flag, deleted ones
+ * included; 404 with no body outside the project). Page-numbered, newest first; a scoped personal
+ * key needs `activity_log:read`.
  */
 import { renderActivity, type ActivityLog } from '../../store/activity-log.js';
 import type { AuthStore } from '../../store/auth-store.js';

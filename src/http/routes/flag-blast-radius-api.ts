@@ -1,5 +1,5 @@
 /**
- * `POST …/feature_flags/user_blast_radius/` (seed endpoint 17; spec management.md §4.5):
+ * `POST …/feature_flags/user_blast_radius/` (docs/compatibility.md#flag-views):
  * `{users_affected, total_users}` for a condition, over the stored persons or the groups of one
  * type. Counted by the person processor's thread from its in-memory tables
  * (src/blast-radius/blast-radius-index.ts), between two of its batches. Declares no scope, so

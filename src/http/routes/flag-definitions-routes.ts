@@ -1,5 +1,5 @@
 /**
- * Flag definitions for SDKs that evaluate locally (spec flags.md §7, management.md §4.3):
+ * Flag definitions for SDKs that evaluate locally (docs/compatibility.md#flag-definitions):
  * `GET /flags/definitions?token=…` (posthog-node ≥ 5.29.4, posthog-python; always with cohorts),
  * `GET /api/feature_flag/local_evaluation?token=…` (older SDKs) and
  * `GET /api/projects/:project_id/feature_flags/local_evaluation/`. A personal API key with

@@ -1,6 +1,6 @@
 /**
- * Flag answers for one subject, from the management API (seed endpoints 14 and 16; spec
- * management.md §4.2 and §4.4), computed by the same context builder and engine as `/flags`:
+ * Flag answers for one subject, from the management API (docs/compatibility.md#flag-views),
+ * computed by the same context builder and engine as `/flags`:
  * - `GET …/feature_flags/evaluation_reasons/?distinct_id=…&groups=…`: every non-deleted flag
  *   with its value and `{reason, condition_index}`; inactive flags as `disabled`.
  * - `GET …/feature_flags/my_flags/?groups=…`: every non-deleted flag, newest first, with its value

@@ -1,9 +1,9 @@
 /**
- * A flag's role access records (seed endpoints 3-6; spec management.md §5.3):
+ * A flag's role access records (docs/compatibility.md#role-based-access):
  * `…/feature_flags/:parent_id/role_access/` list and create (`{role_id}`), `…/role_access/:id/`
  * retrieve and delete. Reads need `feature_flag:read`; writes `feature_flag:write` and PostHog's
- * role access permission (admins, an organization that lets everyone edit, the flag's creator, or
- * a member of a role that can always edit).
+ * role access permission (admins, an organization that lets everyone edit, the flag's creator, or a
+ * member of a role that can always edit).
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../../errors.js';

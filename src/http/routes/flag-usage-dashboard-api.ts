@@ -1,5 +1,5 @@
 /**
- * A flag's usage dashboard actions (seed endpoints 11 and 12; spec management.md §4.6):
+ * A flag's usage dashboard actions (docs/compatibility.md#usage-dashboards):
  * - `POST …/feature_flags/:id/dashboard/`: a new usage dashboard for the flag (enriched when the
  *   flag has enriched analytics); `{"success": true}`, or 400 `{"success": false, "error": …}`.
  * - `POST …/feature_flags/:id/enrich_usage_dashboard/`: adds the `$feature_interaction` and

@@ -1,9 +1,10 @@
 /**
- * `/flags` and `/decide` (spec flags.md §6): POST is evaluated in the worker pool (the uWS
- * front-end threads answer SDK-sized POSTs themselves, with the same answers: local-routes.ts);
- * GET answers the minimal flag-less response the Rust service gives, HEAD an empty 200, OPTIONS
- * 204 with `allow`. Browsers call these from other origins, so every answer carries the CORS headers.
- * A POST whose evaluation does not finish in time gets a flag-less 200 with the error flag.
+ * `/flags` and `/decide` (docs/compatibility.md#flags-requests): POST is evaluated in the worker
+ * pool (the uWS front-end threads answer SDK-sized POSTs themselves, with the same answers:
+ * local-routes.ts); GET answers the minimal flag-less response the Rust service gives, HEAD an
+ * empty 200, OPTIONS 204 with `allow`. Browsers call these from other origins, so every answer
+ * carries the CORS headers. A POST whose evaluation does not finish in time gets a flag-less 200
+ * with the error flag.
  */
 import { randomUUID } from 'node:crypto';
 import { deserializeError, HedgerowError } from '../../errors.js';

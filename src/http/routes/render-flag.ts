@@ -1,6 +1,6 @@
 /**
- * A feature flag as the management API returns it (spec management.md §3.3): the stored fields
- * plus the read-only ones computed per request (`filters` normalised, `is_simple_flag`,
+ * A feature flag as the management API returns it (docs/compatibility.md#flag-fields): the stored
+ * fields plus the read-only ones computed per request (`filters` normalised, `is_simple_flag`,
  * `rollout_percentage`, `can_edit` for the caller, `created_by` as a user object, `status`).
  * Hedgerow has no experiments, surveys or early access features, so those lists are empty.
  */

@@ -1,8 +1,8 @@
 /**
  * Roles, role memberships and organization resource access as PostHog's serializers print them
  * (`ee/api/role.py` RoleSerializer / RoleMembershipSerializer,
- * `ee/api/organization_resource_access.py`; spec management.md §5.1, §5.3). `renderRole` is also
- * the `role` of a flag's role access item.
+ * `ee/api/organization_resource_access.py`; docs/compatibility.md#role-based-access). `renderRole`
+ * is also the `role` of a flag's role access item.
  */
 import type { AuthStore } from '../../store/auth-store.js';
 import type { OrganizationResourceAccess, RbacStore, Role, RoleMembership } from '../../store/rbac-store.js';

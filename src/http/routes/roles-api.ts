@@ -1,5 +1,5 @@
 /**
- * The organization RBAC API (spec management.md §5.1, §5.3 "Roles API"; PostHog `ee/api/role.py`,
+ * The organization RBAC API (docs/compatibility.md#role-based-access; PostHog `ee/api/role.py`,
  * `ee/api/organization_resource_access.py`):
  *   /api/organizations/:organization_id/roles/                     GET list, POST create
  *   …/roles/:role_id/                                              GET, PATCH, PUT, DELETE
@@ -8,8 +8,9 @@
  *   /api/organizations/:organization_id/resource_access/           GET list, POST create
  *   …/resource_access/:id/                                         GET, PATCH, PUT, DELETE
  * Every member of the organization may read; writes need organization admin (403 "You need to
- * have admin level or higher."). Personal-key scopes (§6): roles are `organization:read`/`:write`;
- * resource access is PostHog's "INTERNAL" scope object, so scoped keys are refused there.
+ * have admin level or higher."). Personal-key scopes (#routing-and-authentication): roles are
+ * `organization:read`/`:write`; resource access is PostHog's "INTERNAL" scope object, so scoped
+ * keys are refused there.
  */
 import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../../errors.js';
