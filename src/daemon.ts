@@ -1,62 +1,52 @@
 /**
  * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
- * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
+ * pool and the ingest pipeline, and stops in order (stop accepting, finish in-flight requests,
+ * close the pool, stop the person processor, close LMDB). It only wires: each part lives in its
+ * own module (docs/architecture.md, "Where each concern lives").
  */
 import type { Config } from './config/schema.js';
 import { HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
+import { corsHeaders } from './http/cors.js';
+import { requestHandler } from './http/handle-request.js';
 import { errorResponse, toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
-import { addEventsApiRoutes } from './http/routes/events-api.js';
-import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
 import { addCohortsApiRoutes } from './http/routes/cohorts-api.js';
-import { addGroupsApiRoutes } from './http/routes/groups-api.js';
-import { addPersonsApiRoutes } from './http/routes/persons-api.js';
-import { PersonReader } from './store/person-store.js';
+import { addDashboardsApiRoutes } from './http/routes/dashboards-api.js';
+import { addEventsApiRoutes } from './http/routes/events-api.js';
 import { addFeatureFlagsApiRoutes } from './http/routes/feature-flags-api.js';
 import { addFlagActivityRoutes } from './http/routes/flag-activity-api.js';
+import { addFlagBlastRadiusRoutes } from './http/routes/flag-blast-radius-api.js';
+import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
 import { flagEditPermission } from './http/routes/flag-edit-permission.js';
+import { addFlagEvaluationViewRoutes } from './http/routes/flag-evaluation-views-api.js';
 import { addFlagRoleAccessRoutes } from './http/routes/flag-role-access-api.js';
+import { addFlagUsageDashboardRoutes } from './http/routes/flag-usage-dashboard-api.js';
+import { addFlagsRoutes } from './http/routes/flags-routes.js';
+import { addGroupsApiRoutes } from './http/routes/groups-api.js';
+import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
+import { addPersonsApiRoutes } from './http/routes/persons-api.js';
+import { addProcessingRoutes } from './http/routes/processing-routes.js';
+import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { addRolesApiRoutes } from './http/routes/roles-api.js';
-import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
-import { corsHeaders } from './http/cors.js';
+import type { HttpBackend } from './http/types.js';
+import { DefinitionsCache } from './evaluation/definitions-cache.js';
+import { ProjectFlagsCache } from './evaluation/project-flags-cache.js';
+import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
-import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
+import type { IngestPool } from './pool/ingest-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
-import { DefinitionsCache } from './evaluation/definitions-cache.js';
-import { addFlagsRoutes } from './http/routes/flags-routes.js';
-import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
-import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
-import { GroupReader } from './store/group-store.js';
-import { PersonProcessorThread } from './processing/person-processor-thread.js';
-import { addProcessingRoutes } from './http/routes/processing-routes.js';
-import type { EventKey } from './store/open-store.js';
-import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { EventWriter } from './store/event-log.js';
-import { openStore, type StoreDatabases } from './store/open-store.js';
-import { ActivityLog } from './store/activity-log.js';
-import { CohortStore } from './store/cohort-store.js';
-import { DashboardStore } from './store/dashboard-store.js';
-import { HashKeyOverrideStore } from './store/hash-key-override-store.js';
-import { ProjectFlagsCache } from './evaluation/project-flags-cache.js';
-import { addFlagEvaluationViewRoutes } from './http/routes/flag-evaluation-views-api.js';
-import { addFlagUsageDashboardRoutes } from './http/routes/flag-usage-dashboard-api.js';
-import { addDashboardsApiRoutes } from './http/routes/dashboards-api.js';
-import { addFlagBlastRadiusRoutes } from './http/routes/flag-blast-radius-api.js';
-import { linkSecret } from './auth/signed-link.js';
-import { UsageRollupReader } from './store/usage-rollups.js';
-import { FlagStore } from './store/flag-store.js';
-import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
-import { WriteAvailability } from './store/write-availability.js';
-import { RbacStore } from './store/rbac-store.js';
+import { openStore, type EventKey, type StoreDatabases } from './store/open-store.js';
+import { createStoreServices } from './store/services.js';
+import { watchStoreWrites } from './store/watch-store-writes.js';
 
 export interface Daemon {
   readonly port: number;
@@ -68,7 +58,8 @@ export interface Daemon {
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
-  const auth = new AuthStore(dbs);
+  const services = createStoreServices(dbs);
+  const { auth, flags, cohorts } = services;
   const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
   if (boot) {
     log.warn(
@@ -84,31 +75,25 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
-  const storeWrites = watchStoreWrites(dbs, metrics, log);
-  // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
-  // store refusing writes, which capture answers 503 for, not a reason to exit.
-  const onRejection = (reason: unknown): void => {
-    if (!isCommitFailure(reason)) throw reason;
-    void commitFailureReason(reason).then((why) => storeWrites.failed(storeErrorText(why)));
-  };
-  process.on('unhandledRejection', onRejection);
+  const storeWatch = watchStoreWrites(dbs, metrics, log);
+  const storeWrites = storeWatch.writes;
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
-  const writer = new EventWriter(dbs);
-  /** Set once the workers are up; requests read before shutdown still use it until it closes. */
-  let pool: IngestPool | undefined;
+  /** Set once the workers are up; requests read before shutdown still use them until they close. */
+  let capture: IngestPool | undefined;
+  let pipeline: IngestPipeline | undefined;
   let flagsPool: FlagsPool | undefined;
   let scanPool: ScanPool | undefined;
-  let processor: PersonProcessorThread | undefined;
-  let processorCrashed = false;
-  /** The processor is waiting to retry a batch the store refused for now: capture is not held for it. */
-  let processorRetrying = false;
-  let acceptedSinceStart = 0;
   /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
   let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
+  /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
+  const scans = (): ScanPool => {
+    if (!scanPool) throw new HedgerowError('HR_NOT_READY');
+    return scanPool;
+  };
 
   const router = new Router();
   addHealthRoutes(router, {
@@ -117,70 +102,51 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     metrics,
     beforeScrape: () => collectThreadAnswers?.(),
   });
-  addCaptureRoutes(router, { pool: () => pool });
+  addCaptureRoutes(router, { pool: () => capture });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
-    processor: () => processor,
-    lastEventKey: () => {
-      for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
-      return undefined;
-    },
+    processor: () => pipeline?.processor,
+    lastEventKey: () => lastEventKey(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
-  const scans = (): ScanPool => {
-    if (!scanPool) throw new HedgerowError('HR_NOT_READY');
-    return scanPool;
-  };
-  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs), persons: new PersonReader(dbs) });
-  const rbac = new RbacStore(dbs);
-  const activity = new ActivityLog(dbs);
-  const dashboards = new DashboardStore(dbs);
-  const flags = new FlagStore(dbs, activity, dashboards);
-  const editPermission = flagEditPermission(rbac);
-  const cohorts = new CohortStore(dbs);
+  addEventsApiRoutes(router, { auth, scans, groups: services.groups, persons: services.persons });
+  const editPermission = flagEditPermission(services.rbac);
   addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
-  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
-  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
-  addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
+  addPersonsApiRoutes(router, { auth, persons: services.persons, scans });
+  addGroupsApiRoutes(router, { auth, groups: services.groups, scans });
+  addRolesApiRoutes(router, { auth, rbac: services.rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
-  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
-  addFlagActivityRoutes(router, { auth, flags, activity });
-  const subjectSources = {
-    persons: new PersonReader(dbs),
-    groups: new GroupReader(dbs),
-    overrides: new HashKeyOverrideStore(dbs),
-    cohorts,
-  };
+  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, services.groups) });
+  addFlagActivityRoutes(router, { auth, flags, activity: services.activity });
   addFlagEvaluationViewRoutes(router, {
     auth,
     flags,
-    projects: new ProjectFlagsCache({ flags, cohorts, groups: subjectSources.groups }),
-    sources: subjectSources,
+    projects: new ProjectFlagsCache({ flags, cohorts, groups: services.groups }),
+    sources: { persons: services.persons, groups: services.groups, overrides: services.overrides, cohorts },
   });
-  addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
+  addFlagRoleAccessRoutes(router, { auth, flags, rbac: services.rbac, editPermission });
   addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
-  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => processor?.blastRadius(query) });
+  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => pipeline?.processor?.blastRadius(query) });
   addDashboardsApiRoutes(router, {
     auth,
-    dashboards,
-    rollups: new UsageRollupReader(dbs),
-    linkSecret: linkSecret(dbs),
+    dashboards: services.dashboards,
+    rollups: services.rollups,
+    linkSecret: services.linkSecret,
     freshReads: () => dbs.root.resetReadTxn(),
   });
   addFeatureFlagsApiRoutes(router, {
     auth,
     flags,
     editPermission,
-    dashboardExists: (projectId, id) => dashboards.get(projectId, id) !== undefined,
+    dashboardExists: (projectId, id) => services.dashboards.get(projectId, id) !== undefined,
     cohort: (projectId, id) => cohorts.get(projectId, id),
     maxPropertyValues: config.maxPropertyValues,
   });
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
   const { backend, note, threads } = createHttpBackend(config.httpBackend, {
-    handler: (req) => handle(router, metrics, log, storeWrites, req),
+    handler: requestHandler({ router, metrics, log, storeWrites }),
     maxBodyBytes: config.maxBodyBytes,
     bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
     tooLarge: (req) => {
@@ -212,7 +178,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     port = await backend.listen(config.host, config.port);
   } catch (err) {
     await backend.close();
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     throw err;
   }
   const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
@@ -234,91 +200,29 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
-  const livePool = new IngestPool({
-    pool: workerPool,
-    maxDecompressedBytes,
-    batchWindowMs: config.batchWindowMs,
-    maxBytesInFlight: config.maxCaptureBytesInFlight,
+  const livePipeline = await IngestPipeline.start({
+    config,
+    dbs,
     auth,
-    commit: async (block) => {
-      // Handed to the processor before the commit, so that it is there before the commit is
-      // visible: a busy processor would otherwise often read it back first.
-      try {
-        await writer.append(block, (key) => processor?.handOff(key, block));
-      } catch (err) {
-        metrics.storeWriteFailures.inc();
-        const reason = await commitFailureReason(err);
-        storeWrites.failed(reason);
-        throw storeUnavailableError(reason);
-      }
-      storeWrites.succeeded();
-      processor?.notify();
-    },
-    refusal: () => {
-      const down = storeWrites.unavailable;
-      return down ? storeUnavailableError(down.reason) : undefined;
-    },
-    admission: () => {
-      // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
-      // time (about one worker's pace, which the processor matches, so no core idles), past the
-      // limit none, until the processor catches up (it reports every batch).
-      const p = processor;
-      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed || processorRetrying) return Infinity;
-      const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
-      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
-    },
-    onHeld: () => metrics.captureHeldForPersons.inc(),
-    onStats: (s) => {
-      metrics.recordIngest(s);
-      acceptedSinceStart += s.accepted;
-      if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
-        log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
-      }
-    },
+    workerPool,
+    maxDecompressedBytes,
+    storeWrites,
+    metrics,
+    log,
   });
   const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
-    queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
+    queueDepth: livePipeline.capture.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
   }));
-  const liveProcessor = await PersonProcessorThread.start(
-    { dataDir: config.dataDir, sync: config.sync },
-    {
-      onBatch: (r) => {
-        processorRetrying = false;
-        for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
-        for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
-        metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
-        metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
-        for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
-        for (const b of r.unreadable) log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
-        livePool.resume();
-      },
-      onRetry: (error, delayMs) => {
-        log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
-        // Capture goes on meanwhile (its events are in the log, and will be processed): held
-        // for a processor that cannot write, requests would wait as long as the disk stays full.
-        processorRetrying = true;
-        livePool.resume();
-      },
-      onCrash: (error) => {
-        log.error({ error }, 'person processor crashed');
-        // Capture never waits for a processor that is gone.
-        processorCrashed = true;
-        livePool.resume();
-      },
-    },
-  );
-  metrics.setPersonBacklogProbe(() =>
-    Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed),
-  );
+  metrics.setPersonBacklogProbe(() => livePipeline.personBacklog);
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
   if (notReniced && !notReniced.nice.ok) {
     log.warn({ worker_nice: config.workerNice, reason: notReniced.nice.reason }, 'worker threads run at the daemon\'s priority: could not lower it');
   }
-  processor = liveProcessor;
-  pool = livePool;
+  pipeline = livePipeline;
+  capture = livePipeline.capture;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
@@ -342,16 +246,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
-    pool = undefined;
+    capture = undefined;
     flagsPool = undefined;
     scanPool = undefined;
-    livePool.close();
+    livePipeline.closeCapture();
     await workerPool.close();
-    processor = undefined;
-    await liveProcessor.stop();
+    await livePipeline.stop();
     await backend.close();
     await closeStore(dbs);
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     await dataDirLock.release();
     threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
@@ -360,78 +263,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   return { port, backend: backend.name, stop };
 }
 
-/**
- * Routes one request and counts its answer. Synchronous handlers are answered in the same call
- * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
- */
-function handle(
-  router: Router,
-  metrics: Metrics,
-  log: Logger,
-  storeWrites: WriteAvailability,
-  req: HttpRequest,
-): HttpResponse | Promise<HttpResponse> {
-  let route = 'unmatched';
-  let out: HttpResponse | Promise<HttpResponse>;
-  const failed = (err: unknown): HttpResponse => {
-    if (!isTransientStoreError(err)) return unhandled(log, req, err);
-    // A management write the store refused (a full disk): 503, as capture answers, and
-    // /_readyz says so until a write commits again.
-    metrics.storeWriteFailures.inc();
-    storeWrites.failed(storeErrorText(err));
-    return errorResponse(storeUnavailableError(storeErrorText(err)));
-  };
-  try {
-    const matched = router.match(req);
-    route = matched.name;
-    out = matched.run();
-  } catch (err) {
-    return counted(metrics, route, req, failed(err));
-  }
-  if (!(out instanceof Promise)) return counted(metrics, route, req, out);
-  return out.then(
-    (res) => counted(metrics, route, req, res),
-    (err: unknown) => counted(metrics, route, req, failed(err)),
-  );
-}
-
-/** Store writes are watched from the first refusal until a write, or a probe every second, commits. */
-function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): WriteAvailability {
-  return new WriteAvailability({
-    probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
-    describe: async (err) => {
-      metrics.storeWriteFailures.inc();
-      return commitFailureReason(err);
-    },
-    intervalMs: STORE_PROBE_INTERVAL_MS,
-    onUnavailable: (reason) => {
-      metrics.storeWritable.set(0);
-      log.error({ reason }, 'the store refuses writes: capture answers 503 until a write commits again (tried every second)');
-    },
-    onAvailable: (ms) => {
-      metrics.storeWritable.set(1);
-      log.info({ unavailable_ms: ms }, 'the store takes writes again: capture resumed');
-    },
-  });
-}
-
-/** The meta key the probe rewrites while the store refuses writes. */
-const STORE_PROBE_KEY = 'store:last-probe';
-const STORE_PROBE_INTERVAL_MS = 1000;
-
-function storeUnavailableError(reason: string): HedgerowError {
-  return new HedgerowError('HR_STORE_UNAVAILABLE', `Hedgerow cannot write to its store right now (${reason}); retry shortly.`);
-}
-
-
-function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
-  metrics.countRequest(route, req.method, res.status);
-  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
-  return res;
-}
-
-function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
-  return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
+/** The newest event's key, or undefined for an empty log. */
+function lastEventKey(dbs: StoreDatabases): EventKey | undefined {
+  for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
+  return undefined;
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

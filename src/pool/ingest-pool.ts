@@ -24,8 +24,9 @@ import type { WorkerPool } from './worker-pool.js';
 
 /**
  * Bodies up to this size, uncompressed and not forms, are handled on the main thread: parsing one
- * small event costs a few µs, less than handing it to a worker and back (measured: /capture/ went
- * from ~25k to ~N req/s). Anything that could expand (gzip, lz64, forms) goes to a worker.
+ * small event costs a few µs, less than handing it to a worker and back (measured 2026-11-21:
+ * /capture/ went from 0.17 to 0.20–0.23 of the ack-only ceiling; docs/decisions.md). Anything that
+ * could expand (gzip, lz64, forms) goes to a worker.
  */
 const INLINE_MAX_BYTES = 4096;
 /** A group stops growing at this many requests: ~40 µs of round trip shared by enough work. */
