@@ -1,7 +1,7 @@
 /**
  * `npm run bench:binary`: the single executable's size and its start-up time, from exec to the
- * first 200 from `/_readyz`, with an empty data directory each time (issue 7's target: under
- * 1 second). The baseline, measured in the same run and interleaved with it, is the npm path
+ * first 200 from `/_readyz`, with an empty data directory each time (target: under 1 second).
+ * The baseline, measured in the same run and interleaved with it, is the npm path
  * (`node dist/src/cli/main.js serve`). The binary's first start on an empty cache (extracting
  * its carried files) is measured separately from starts on a warm cache.
  */

@@ -1,8 +1,8 @@
 /**
  * `npm run bench:blast-radius`: how long `POST …/feature_flags/user_blast_radius` takes on a large
- * project (issue 6's target: under 200 ms for 1,000,000 persons). Writes the persons straight
- * into a fresh data directory (the flag benchmark's property mix: plan, email, country, age),
- * then, in the same run:
+ * project (target: under 200 ms for 1,000,000 persons). Writes the persons straight into a
+ * fresh data directory (the flag benchmark's property mix: plan, email, country, age), then, in
+ * the same run:
  * - baseline 1: a full scan of the persons in LMDB from this process, matching the same
  *   compiled filters per person (what counting without the in-memory tables would cost);
  * - baseline 2: a trivial management API request (`GET …/feature_flags/?limit=1`), the HTTP and

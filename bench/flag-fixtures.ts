@@ -1,6 +1,6 @@
 /**
- * What the flag scenarios evaluate (issue: "50 active flags, mixed boolean, multivariate, property
- * and cohort conditions"): the seeded persons' properties, two cohorts and the 50 flag bodies,
+ * What the flag scenarios evaluate (50 active flags, mixed boolean, multivariate, property and
+ * cohort conditions): the seeded persons' properties, two cohorts and the 50 flag bodies,
  * as the management API takes them. Pure data; bench/seed-flags.ts writes and posts it.
  */
 
@@ -63,7 +63,7 @@ const ROLLOUTS = [100, 0, 50, 25, 10, 75, 90, 5, 33, 66] as const;
 const VARIANT_SPLITS = [[50, 50], [34, 33, 33], [25, 25, 25, 25], [90, 10], [20, 30, 50], [10, 20, 30, 40]] as const;
 const VARIANT_KEYS = ['control', 'test', 'test-2', 'test-3'] as const;
 
-/** Person-property condition sets: several groups, the four operators the issue names and a few more. */
+/** Person-property condition sets: several groups; exact, icontains, gt, lt, is_set and is_not. */
 const PROPERTY_CONDITIONS: readonly ((scale: number) => Json[])[] = [
   (s) => [group([person('plan', 'exact', ['pro', 'enterprise'])], 100 * s)],
   (s) => [group([person('email', 'icontains', 'hedgerow.dev')], 100 * s), group([person('plan', 'exact', 'enterprise')], 50 * s)],

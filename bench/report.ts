@@ -202,17 +202,17 @@ export interface TargetCheck {
   pass: boolean;
 }
 
-/** The issue's flag targets: requests/s and p99 on this 2-core machine, the 304 path against the ceiling. */
+/** The flag targets: requests/s and p99 on this 2-core machine, the 304 path against the ceiling. */
 export const FLAGS_MIN_RPS = 30_000;
 export const FLAGS_MAX_P99_MS = 5;
 export const DEFINITIONS_MIN_RATIO = 0.5;
-/** The persons issue: the processor keeps up with this many events/s, with this lag p99. */
+/** The persons target: the processor keeps up with this many events/s, with this lag p99. */
 export const PERSONS_MIN_EVENTS_PER_SECOND = 100_000;
 export const PERSONS_MAX_LAG_P99_MS = 250;
 /** Share of the target a paced run's count must reach (requests at the edges of wrk's window). */
 const PACED_COUNT_TOLERANCE = 0.98;
 
-/** The targets of the scenarios that ran (issue 2: capture, batch, memory; the flags issue: flags, definitions; persons). */
+/** The targets of the scenarios that ran (capture, batch, memory; flags, definitions; persons), listed in docs/benchmarks.md. */
 export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, pacedEventsPerSecond: number): TargetCheck[] {
   const out: TargetCheck[] = [];
   const of = (name: ScenarioName) => summaries.find((s) => s.scenario === name);

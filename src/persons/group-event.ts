@@ -3,7 +3,8 @@
  * any event's `$groups` gains `$group_<index>` properties.
  *
  * Sources read (PostHog/posthog):
- * - `nodejs/src/worker/ingestion/event-pipeline/groups.ts` (newest index copy):
+ * - `nodejs/src/ingestion/common/steps/event-processing/groups.ts` (the newest copy; earlier
+ *   `nodejs/src/ingestion/event-processing/groups.ts`, `nodejs/src/worker/ingestion/groups.ts`):
  *   `extractGroupIdentify` (falsy `$group_type`/`$group_key` skipped, key `toString()` then
  *   `sanitizeString`), `enrichPropertiesWithGroupTypes`, `addGroupProperties` (`$groups` must be
  *   a non-array object);

@@ -42,7 +42,7 @@ Wants=network-online.target
 [Service]
 Type=exec
 ExecStart=${paths.binary} serve --env-file ${paths.envFile}
-# systemd counts the service as started once /_readyz answers 200 (see the README).
+# systemd counts the service as started once /_readyz answers 200 (docs/operations.md#systemd).
 ExecStartPost=${paths.binary} wait-ready --timeout 60
 # SIGHUP rereads the environment file and applies what can change while running (the log
 # level), without dropping connections.

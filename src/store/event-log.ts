@@ -17,10 +17,10 @@ import type { EventKey, StoreDatabases } from './open-store.js';
  * msgpackr's records, with no shared structures: each object shape's keys are written once per
  * block, where it first occurs, and every later object of that shape is its values only. A block
  * holds everything needed to read it. Against plain maps on the benchmark's blocks: ~35% fewer
- * bytes, decoded ~2.5x and encoded ~1.3x faster (README, Store layout). A block of one or two
- * events, where the keys are written for each shape anyway, is cheaper as plain maps (one event:
- * ~0.4 µs to encode and ~0.4 µs to decode less), the format of schema versions up to 3, which
- * still reads.
+ * bytes, decoded ~2.5x and encoded ~1.3x faster (docs/architecture.md#store-layout). A block of
+ * one or two events, where the keys are written for each shape anyway, is cheaper as plain maps
+ * (one event: ~0.4 µs to encode and ~0.4 µs to decode less), the format of schema versions up to
+ * 3, which still reads.
  */
 const packr = new Packr({ useRecords: true, moreTypes: false, mapsAsObjects: true });
 /**

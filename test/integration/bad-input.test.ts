@@ -1,7 +1,7 @@
 /**
- * Hostile and broken input (issue 2, "Bad input"): each request gets its 4xx with PostHog's error
- * body, the daemon keeps serving after it, and nothing acknowledged before is lost. Runs against
- * both HTTP backends.
+ * Hostile and broken input: each request gets its 4xx with PostHog's error body
+ * (docs/compatibility.md#errors), the daemon keeps serving after it, and nothing acknowledged
+ * before is lost. Runs against both HTTP backends.
  */
 
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -127,7 +127,7 @@ describe('hedgerow events export of a larger log, with groups', () => {
     expect(await d.stop()).toBe(0);
   });
 
-  it('adds $group_<index> for $groups, as the events API does (PostHog ingestion adds them, spec §7.4)', async () => {
+  it('adds $group_<index> for $groups, as the events API does (PostHog ingestion adds them, docs/compatibility.md#groups)', async () => {
     const all = await exportEvents(d.dataDir);
     expect(all).toHaveLength(2001);
     expect(all[1]!.properties).toMatchObject({ $groups: { company: 'acme' }, $group_0: 'acme' });

@@ -258,7 +258,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
     });
   });
 
-  describe('flag dependencies (spec management.md §3.4)', () => {
+  describe('flag dependencies (docs/compatibility.md#flag-validation, docs/compatibility.md#updates-and-deletion)', () => {
     const on = (id: unknown) => ({ key: String(id), type: 'flag', operator: 'flag_evaluates_to', value: true });
     const dependsOn = (id: unknown) => ({ groups: [{ properties: [on(id)], rollout_percentage: 100 }] });
     const refused = async (r: Promise<Reply>, detail: string, attr: string | null = 'filters') => {

@@ -116,7 +116,7 @@ describe('computed flag views', () => {
       expect(body['group-feature']!.evaluation.reason).not.toBe('no_group_type');
     });
 
-    it('answers the spec 400s and refuses scoped keys (vector 51)', async () => {
+    it('answers 400 without distinct_id or with unreadable groups, and refuses scoped keys (vector 51)', async () => {
       expect((await admin.get(`${flagsPath(project.id)}evaluation_reasons`)).json).toEqual(
         errorBody('validation_error', 'invalid_input', 'distinct_id is required'),
       );
@@ -184,7 +184,7 @@ describe('computed flag views', () => {
       await checkVector(admin, managementVector(47, { project_id: five.id }));
     });
 
-    it('resolves relative dates, counts groups, and answers the spec 400s (vector 48)', async () => {
+    it('resolves relative dates, counts groups, and answers 400 without a condition or with a mismatched group index (vector 48)', async () => {
       const project = await createProject(d, 'dates and groups');
       const day = 86_400_000;
       const seen = [-90, -60, -45, -10, -5, -2, -1, 0].map((days) => new Date(Date.now() + days * day).toISOString());

@@ -149,7 +149,7 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     }
   });
 
-  it('answers bad input with the spec statuses and PostHog error bodies', async () => {
+  it('answers bad input with 400 or 401 and PostHog error bodies (docs/compatibility.md#errors)', async () => {
     const malformed = await send(d, '/flags/?v=2', { body: '{"token": ', headers: { 'content-type': 'application/json' } });
     expect(malformed.status).toBe(400);
     expect(malformed.json).toMatchObject({ type: 'validation_error' });

@@ -2,8 +2,8 @@
  * Hostile HTTP on the wire, sent raw: malformed framing is answered (400, 431, 501, 505) and the
  * connection closed, a stalled body gets 408, a slow but steady upload completes, and a request
  * whose sender half-closes is answered or, where the backend cannot answer it, not stored. Where
- * the pinned uWS build cannot answer at all (README, "HTTP framing and timeouts"), the test pins
- * down what it does instead, so that the README's table stays true.
+ * the pinned uWS build cannot answer at all (docs/api.md#http-framing-and-timeouts), the test
+ * pins down what it does instead, so that the table there stays true.
  */
 
 import { spawn } from 'node:child_process';
@@ -98,7 +98,7 @@ function talk(port: number, parts: ReadonlyArray<string | Buffer | number>, wait
  * request's last bytes (TCP_CORK holds the data until the shutdown), as it comes from a client that
  * writes its request and calls shutdown(SHUT_WR) while its data is still queued. node:net cannot:
  * its `end()` sends the FIN one event-loop turn after the data, and a FIN that comes apart from the
- * request may reach uWS after the request was handed over (README, "HTTP framing and timeouts").
+ * request may reach uWS after the request was handed over (docs/api.md#http-framing-and-timeouts).
  * python3 is on every machine of this project's kind (node-gyp needs it).
  */
 function sendAndHalfClose(port: number, request: Buffer): Promise<string> {

@@ -36,7 +36,7 @@ function flagInput(over: Partial<CanEditFeatureFlagInput> = {}): CanEditFeatureF
   };
 }
 
-describe('canEditFeatureFlag (§5.2)', () => {
+describe('canEditFeatureFlag: can_user_edit_feature_flag rules 2-5 (docs/compatibility.md#role-based-access)', () => {
   it('rule 2: the creator may edit even when the organization is view-only', () => {
     expect(canEditFeatureFlag(flagInput({ flagCreatedBy: member.id, orgFlagAccessLevel: VIEW }))).toBe(true);
   });
@@ -93,7 +93,7 @@ function roleAccessInput(over: Partial<RoleAccessEditInput> = {}): RoleAccessEdi
   return { user: member, orgFlagAccessLevel: VIEW, flag: { created_by: OTHER_USER }, userRoleLevels: [], ...over };
 }
 
-describe('roleAccessEditDecision (§5.3)', () => {
+describe('roleAccessEditDecision: FeatureFlagRoleAccessPermissions (docs/compatibility.md#role-based-access)', () => {
   it('vector 54: member, not creator, no roles, organization 21 → 403', () => {
     expect(roleAccessEditDecision(roleAccessInput())).toBe('deny');
     expect(canEditRoleAccess(roleAccessInput())).toBe(false);

@@ -61,7 +61,7 @@ function holdoutIdWhere(prefix: string, test: (h: number) => boolean): string {
   throw new Error('no identifier found');
 }
 
-describe('reasons and condition_index (spec §4)', () => {
+describe('reasons and condition_index (docs/compatibility.md#reasons)', () => {
   it('reports the matched condition with its 1-based description', () => {
     const flag = flagRecord(1, 'f', { groups: [{ properties: [exact('email', 'a@b.c')], rollout_percentage: 100 }, { properties: [] }] });
     expect(one(flag).reason).toEqual({ code: 'condition_match', condition_index: 1, description: 'Matched condition set 2' });
@@ -110,7 +110,7 @@ describe('reasons and condition_index (spec §4)', () => {
   });
 });
 
-describe('early_exit (spec §2.2; PostHog#57321)', () => {
+describe('early_exit (docs/compatibility.md#evaluation-order; PostHog#57321)', () => {
   const outId = idWhere('e', '', (h) => h > 0.3);
   const inId = idWhere('e', '', (h) => h <= 0.3);
   const groups = [{ properties: [exact('plan', 'pro')], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }];
@@ -147,7 +147,7 @@ describe('early_exit (spec §2.2; PostHog#57321)', () => {
   });
 });
 
-describe('group flags (spec §1.2, §2.4 step 4)', () => {
+describe('group flags: hashed by group key, skipped without the group (docs/compatibility.md#evaluation-order)', () => {
   const groupFlag = (rollout: number, extra: FlagFilters = {}) =>
     flagRecord(1, 'g', { aggregation_group_type_index: 0, groups: [{ properties: [], rollout_percentage: rollout }], ...extra });
 
@@ -210,7 +210,7 @@ describe('group flags (spec §1.2, §2.4 step 4)', () => {
   });
 });
 
-describe('variants and payloads (spec §1.4, §2.2)', () => {
+describe('variants and payloads (docs/compatibility.md#hashing-and-bucketing)', () => {
   const variants = {
     variants: [
       { key: 'first', rollout_percentage: 50 },
@@ -255,7 +255,7 @@ describe('variants and payloads (spec §1.4, §2.2)', () => {
   });
 });
 
-describe('holdouts (spec §2.4 step 3)', () => {
+describe('holdouts (docs/compatibility.md#evaluation-order)', () => {
   const holdoutFlag = (pct: number, aggregation: number | null = null) =>
     flagRecord(1, 'h', {
       aggregation_group_type_index: aggregation,
@@ -289,7 +289,7 @@ describe('holdouts (spec §2.4 step 3)', () => {
   });
 });
 
-describe('early access (spec §2.4 step 2)', () => {
+describe('early access (docs/compatibility.md#evaluation-order)', () => {
   const enrollment = flagRecord(1, 'ea', { feature_enrollment: true, groups: [{ rollout_percentage: 0 }], payloads: { true: '"p"' } });
   const superReason = { code: 'super_condition_value', condition_index: 0, description: 'Super condition value' };
 
@@ -321,7 +321,7 @@ describe('early access (spec §2.4 step 2)', () => {
   });
 });
 
-describe('identifiers: continuity and device id (spec §1.2, §5)', () => {
+describe('identifiers: continuity and device id (docs/compatibility.md#hashing-and-bucketing)', () => {
   const inId = idWhere('c', '', (h) => h <= 0.5);
   const outId = idWhere('c', '', (h) => h > 0.5);
 
@@ -354,7 +354,7 @@ describe('identifiers: continuity and device id (spec §1.2, §5)', () => {
   });
 });
 
-describe('flag dependencies (spec §2.4 step 1, §3.5)', () => {
+describe('flag dependencies (docs/compatibility.md#cohorts-and-flag-dependencies)', () => {
   const base = (active = true, rollout = 100) => flagRecord(1, 'base', { groups: [{ rollout_percentage: rollout }] }, { active });
 
   it('evaluates dependencies first whatever the stored order', () => {
@@ -451,7 +451,7 @@ describe('flag dependencies (spec §2.4 step 1, §3.5)', () => {
   });
 });
 
-describe('cohorts (spec §3.6)', () => {
+describe('cohorts (docs/compatibility.md#cohorts-and-flag-dependencies)', () => {
   const dynamic = (id: number, properties: unknown): CohortDefinition => ({ id, is_static: false, filters: { properties } });
 
   it('asks static cohort membership once per request', () => {

@@ -73,53 +73,53 @@ const UNDEFINED: Expected = { value: null, value_is_undefined: true };
  */
 const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
   'feature-flags.spec.ts:364': {
-    reason: 'device-id bucketing without a device id: the SDK falls back to /flags; the server skips the person condition as out of rollout (spec §1.2)',
+    reason: 'device-id bucketing without a device id: the SDK falls back to /flags; the server skips the person condition as out of rollout (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:395': {
-    reason: 'same flag with onlyEvaluateLocally (undefined in the SDK); the server answers out of rollout (spec §1.2)',
+    reason: 'same flag with onlyEvaluateLocally (undefined in the SDK); the server answers out of rollout (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:756': {
-    reason: 'no group type mapping: the SDK falls back to /flags; for the server the group condition has no group key (spec §2.4 step 4)',
+    reason: 'no group type mapping: the SDK falls back to /flags; for the server the group condition has no group key (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'no_group_type',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:845': {
-    reason: 'missing `name` is inconclusive for the SDK (fallback); remotely a missing property is a miss, the email condition is out of rollout (spec §3.2)',
+    reason: 'missing `name` is inconclusive for the SDK (fallback); remotely a missing property is a miss, the email condition is out of rollout (docs/compatibility.md#property-matching)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 1,
   },
   'feature-flags.spec.ts:870': {
-    reason: 'missing properties are inconclusive for the SDK; remotely they miss and the 0 % condition is out of rollout (spec §3.2)',
+    reason: 'missing properties are inconclusive for the SDK; remotely they miss and the 0 % condition is out of rollout (docs/compatibility.md#property-matching)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 2,
   },
   'feature-flags.spec.ts:889': {
-    reason: 'missing properties are inconclusive for the SDK; remotely no condition matches (spec §3.2, §4 tie → last index)',
+    reason: 'missing properties are inconclusive for the SDK; remotely no condition matches, and the tie goes to the last index (docs/compatibility.md#property-matching, docs/compatibility.md#reasons)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 2,
   },
   'feature-flags.spec.ts:958': {
-    reason: 'static cohort 98: the SDK falls back to /flags (mocked); the server looks membership up, and this person is in no static cohort (spec §3.6)',
+    reason: 'static cohort 98: the SDK falls back to /flags (mocked); the server looks membership up, and this person is in no static cohort (docs/compatibility.md#evaluation-context)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:963': {
-    reason: 'missing `region` is inconclusive for the SDK (fallback mock); remotely a miss (spec §3.2)',
+    reason: 'missing `region` is inconclusive for the SDK (fallback mock); remotely a miss (docs/compatibility.md#property-matching)',
     expected: { value: false },
   },
   'feature-flags.spec.ts:1022': {
-    reason: 'static cohort with onlyEvaluateLocally (undefined in the SDK); the server answers from membership (spec §3.6)',
+    reason: 'static cohort with onlyEvaluateLocally (undefined in the SDK); the server answers from membership (docs/compatibility.md#evaluation-context)',
     expected: { value: false },
   },
   'feature-flags.spec.ts:1025': {
@@ -127,7 +127,7 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { enabled: false },
   },
   'feature-flags.spec.ts:1032': {
-    reason: 'missing `region` with onlyEvaluateLocally (undefined in the SDK); remotely a miss (spec §3.2)',
+    reason: 'missing `region` with onlyEvaluateLocally (undefined in the SDK); remotely a miss (docs/compatibility.md#property-matching)',
     expected: { value: false },
   },
   'feature-flags.spec.ts:1035': {
@@ -135,7 +135,7 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { enabled: false },
   },
   'feature-flags.spec.ts:1110': {
-    reason: 'continuity flags are never evaluated locally (fallback mock); the server evaluates the 0 % rollout (spec §5)',
+    reason: 'continuity flags are never evaluated locally (fallback mock); the server evaluates the 0 % rollout (docs/compatibility.md#experience-continuity)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
@@ -153,33 +153,33 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { flags: {} },
   },
   'feature-flags.spec.ts:1661': {
-    reason: 'inactive flags are false locally but omitted by remote evaluation (spec §2.5)',
+    reason: 'inactive flags are false locally but omitted by remote evaluation (docs/compatibility.md#flags-requests)',
     expected: { flags: { 'disabled-feature': true } },
   },
   'feature-flags.spec.ts:1819': {
-    reason: 'missing `nation` is inconclusive for the SDK; remotely a miss, so the OR cohort fails (spec §3.2, §3.6)',
+    reason: 'missing `nation` is inconclusive for the SDK; remotely a miss, so the OR cohort fails (docs/compatibility.md#property-matching, docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:2806': {
-    reason: 'inactive flag: false locally, omitted by remote evaluation (spec §2.5)',
+    reason: 'inactive flag: false locally, omitted by remote evaluation (docs/compatibility.md#flags-requests)',
     expected: UNDEFINED,
   },
   'feature-flags.spec.ts:2911': {
-    reason: 'a flag filter without operator `flag_evaluates_to` never matches for the server (fixture sdk_specific note; spec §3.5)',
+    reason: 'a flag filter without operator `flag_evaluates_to` never matches for the server (fixture sdk_specific note; docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
   },
   'feature-flags.dependencies.spec.ts:321': {
-    reason: 'the empty dependency_chain is an artefact of local definitions; the stored flag depends on an existing flag, so the server evaluates it (spec §3.5)',
+    reason: 'the empty dependency_chain is an artefact of local definitions; the stored flag depends on an existing flag, so the server evaluates it (docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: true },
     code: 'condition_match',
     conditionIndex: 0,
   },
   'feature-flags.dependencies.spec.ts:505': {
-    reason: 'flag-a is inactive: false locally, omitted by remote evaluation (spec §2.5)',
+    reason: 'flag-a is inactive: false locally, omitted by remote evaluation (docs/compatibility.md#flags-requests)',
     expected: UNDEFINED,
   },
 };
@@ -307,7 +307,7 @@ describe('hash_cases', () => {
     expect(hashFraction(hashed_string)).toBe(expected);
   });
 
-  it('hashes "<key>.<id><salt>" (spec §1.1 derived example) and maps an empty identifier to 0', () => {
+  it('hashes "<key>.<id><salt>" (docs/compatibility.md#hashing-and-bucketing; a worked example) and maps an empty identifier to 0', () => {
     expect(bucketHash('some-flag.', 'some_distinct_id', '')).toBe(0.8937694017077238);
     expect(bucketHash('some-flag.', 'some_distinct_id', 'variant')).toBe(hashFraction('some-flag.some_distinct_idvariant'));
     expect(bucketHash('some-flag.', '', '')).toBe(0);

@@ -102,22 +102,26 @@ describe('operator_cases server-rust', () => {
 const WHY = {
   missingKey:
     'SDK: a missing property is inconclusive (fall back to the server); the server with full properties ' +
-    'answers: negative operators true, the rest false (spec §3.2, §9.3)',
+    'answers: negative operators true, the rest false (docs/compatibility.md#property-matching)',
   undefinedIsAbsent:
     'a property set to undefined cannot travel in JSON, so the server sees no key: is_set false, ' +
-    'negative operators true (spec §3.2); node treats undefined like null',
-  nullIsText: 'the server prints null as "null" and matches it as text; node answers false for null (spec §3.3)',
+    'negative operators true (docs/compatibility.md#property-matching); node treats undefined like null',
+  nullIsText:
+    'the server prints null as "null" and matches it as text; node answers false for null ' +
+    '(docs/compatibility.md#property-matching)',
   numericOnly:
     'the server compares gt/gte/lt/lte numerically only; node falls back to parseFloat prefixes and ' +
-    'string order (spec §3.4, §9.4)',
-  invalidDate: 'an unreadable date is a non-match on the server, inconclusive in the SDK (spec §3.4)',
+    'string order (docs/compatibility.md#property-matching)',
+  invalidDate:
+    'an unreadable date is a non-match on the server, inconclusive in the SDK (docs/compatibility.md#dates-and-versions)',
   realSemver:
     'the server uses real semver: pre-release ordering, more than three parts is not a version, an ' +
-    'unreadable version is a non-match (spec §3.4)',
-  leadingZeros: 'the server strips leading zeros from version parts; the SDK rejects them (spec §3.4, §9.8)',
+    'unreadable version is a non-match (docs/compatibility.md#dates-and-versions)',
+  leadingZeros:
+    'the server strips leading zeros from version parts; the SDK rejects them (docs/compatibility.md#dates-and-versions)',
   unknownOperator:
     'SDK: an unknown operator is inconclusive (fall back to the server); the server itself has no ' +
-    'fallback and Hedgerow never matches it (spec §3.4 "anything else")',
+    'fallback and Hedgerow never matches it (docs/compatibility.md#property-matching)',
 } as const;
 
 /** [vector index, operator, the server's answer, why it differs from the node expectation]. */

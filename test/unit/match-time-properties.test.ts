@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withMatchTimeProperties } from '../../src/evaluation/match-time-properties.js';
 
-describe('withMatchTimeProperties (spec flags.md §3.1)', () => {
+describe('withMatchTimeProperties (docs/compatibility.md#evaluation-context)', () => {
   it('fills each listed property’s missing $initial_ twin, keeping the ones present', () => {
     const props = { $browser: 'Firefox', $initial_browser: 'Chrome', utm_source: 'news', $os: null, $os_name: null, plan: 'pro' };
     expect(withMatchTimeProperties(props)).toEqual({

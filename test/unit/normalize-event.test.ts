@@ -109,7 +109,7 @@ describe('normalizeEvents', () => {
     expect(offset.timestamp).toBe('2024-06-01T11:59:58.500Z');
   });
 
-  it('strips $set, $set_once and $unset from a personless event, as PostHog ingestion does (spec §7.5)', () => {
+  it('strips $set, $set_once and $unset from a personless event, as PostHog ingestion does (docs/compatibility.md#personless-events)', () => {
     const e = one({
       event: '$pageview',
       distinct_id: 'anon',

@@ -5,7 +5,7 @@ import { MAX_GROUP_TYPES, allocateGroupTypeIndex } from '../../src/persons/group
 
 const mapping = (entries: [string, number][]): Map<string, number> => new Map(entries);
 
-describe('allocateGroupTypeIndex (spec §7.4)', () => {
+describe('allocateGroupTypeIndex (docs/compatibility.md#groups)', () => {
   it('allows five types', () => {
     expect(MAX_GROUP_TYPES).toBe(5);
   });
@@ -53,7 +53,7 @@ describe('allocateGroupTypeIndex (spec §7.4)', () => {
   });
 });
 
-describe('parseGroupIdentify (spec §7.4)', () => {
+describe('parseGroupIdentify (docs/compatibility.md#groups)', () => {
   const gi = (properties: Record<string, unknown>, event = '$groupidentify') => parseGroupIdentify({ event, properties });
 
   it('reads type, key and $group_set', () => {
@@ -129,7 +129,7 @@ describe('parseGroupIdentify (spec §7.4)', () => {
   });
 });
 
-describe('groupIndexProperties: $groups → $group_N (spec §7.4)', () => {
+describe('groupIndexProperties: $groups → $group_N (docs/compatibility.md#groups)', () => {
   const m = mapping([['company', 0], ['team', 2]]);
 
   it('adds $group_<index> for each mapped type', () => {

@@ -17,7 +17,7 @@ const CASE_SENSITIVE = ['[object Object]', 'NaN', 'None', 'none', 'null', '0', '
 
 const quoted = (id: string): string[] => [id, `'${id}'`, `"${id}"`];
 
-describe('isIllegalMergeId (spec §7.3 step 2)', () => {
+describe('isIllegalMergeId: ids no merge may involve (docs/compatibility.md#merges)', () => {
   it.each(CASE_INSENSITIVE.flatMap(quoted))('refuses %s', (id) => {
     expect(isIllegalMergeId(id)).toBe(true);
   });

@@ -8,7 +8,7 @@ function person(partial: Partial<MergeablePerson>): MergeablePerson {
 
 const NONE = { set: {}, setOnce: {}, unset: [] };
 
-describe('mayMerge (spec §7.3 refusal rule)', () => {
+describe('mayMerge: an identified source merges only on $merge_dangerously (docs/compatibility.md#merges)', () => {
   it('merges an anonymous source for every kind', () => {
     for (const kind of ['$identify', '$create_alias', '$merge_dangerously'] as const) {
       expect(mayMerge(person({ is_identified: false }), kind)).toBe(true);

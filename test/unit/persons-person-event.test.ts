@@ -8,7 +8,7 @@ function plan(event: string, properties: Record<string, unknown> = {}, distinct_
   return planPersonEvent({ event, distinct_id, properties, timestamp: TS });
 }
 
-describe('planPersonEvent: $process_person_profile (spec §5.7, §7.5)', () => {
+describe('planPersonEvent: $process_person_profile (docs/compatibility.md#personless-events)', () => {
   it('processes persons by default', () => {
     expect(plan('$pageview', { $set: { a: 1 } })).toEqual({ processPerson: true, updates: { ...NONE, set: { a: 1 } } });
   });
@@ -97,7 +97,7 @@ describe('planPersonEvent: updates', () => {
   });
 });
 
-describe('planPersonEvent: merge triggers (spec §7.3)', () => {
+describe('planPersonEvent: merge triggers (docs/compatibility.md#merges)', () => {
   it('$identify with $anon_distinct_id merges it into the distinct_id', () => {
     const p = plan('$identify', { $anon_distinct_id: 'anon-1', $set: { email: 'a@x' } }, 'user-1');
     expect(p).toEqual({

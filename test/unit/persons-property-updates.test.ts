@@ -18,7 +18,7 @@ function updates(partial: Partial<PropertyUpdates>): PropertyUpdates {
 // (normalize-event, docs/compatibility.md#event-normalization); these functions only ever see the
 // merged `properties.$set`.
 
-describe('applyPropertyUpdates: $set (spec §7.2)', () => {
+describe('applyPropertyUpdates: $set (docs/compatibility.md#person-properties)', () => {
   it('overwrites a differing value and reports a change', () => {
     const r = applyPropertyUpdates({ plan: 'free', email: 'a@x' }, updates({ set: { plan: 'pro' } }));
     expect(r).toEqual({ properties: { plan: 'pro', email: 'a@x' }, changed: true });
@@ -92,7 +92,7 @@ describe('applyPropertyUpdates: $set (spec §7.2)', () => {
   });
 });
 
-describe('applyPropertyUpdates: $set_once (spec §7.2)', () => {
+describe('applyPropertyUpdates: $set_once (docs/compatibility.md#person-properties)', () => {
   it('sets only keys the person lacks', () => {
     const r = applyPropertyUpdates({ source: 'ads' }, updates({ setOnce: { source: 'seo', first_seen: 'mon' } }));
     expect(r).toEqual({ properties: { source: 'ads', first_seen: 'mon' }, changed: true });
@@ -120,7 +120,7 @@ describe('applyPropertyUpdates: $set_once (spec §7.2)', () => {
   });
 });
 
-describe('applyPropertyUpdates: $unset (spec §7.2)', () => {
+describe('applyPropertyUpdates: $unset (docs/compatibility.md#person-properties)', () => {
   it('removes present keys and ignores absent ones', () => {
     const r = applyPropertyUpdates({ a: 1, b: 2, c: 3 }, updates({ unset: ['a', 'c', 'zzz'] }));
     expect(r).toEqual({ properties: { b: 2 }, changed: true });
@@ -145,7 +145,7 @@ describe('applyPropertyUpdates: $unset (spec §7.2)', () => {
   });
 });
 
-describe('eventPropertyUpdates: extraction (spec §7.2)', () => {
+describe('eventPropertyUpdates: extraction (docs/compatibility.md#person-properties)', () => {
   it('reads $set, $set_once and $unset from the properties', () => {
     const u = eventPropertyUpdates('$set', { $set: { plan: 'pro' }, $set_once: { first: 'x' }, $unset: ['old'] }, TS);
     expect(u).toEqual({ set: { plan: 'pro' }, setOnce: { first: 'x' }, unset: ['old'] });

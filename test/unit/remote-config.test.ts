@@ -22,7 +22,7 @@ function runScript(script: string, existing?: Record<string, unknown>): Record<s
 }
 
 describe('remoteConfigFields', () => {
-  it('has the minimal /flags config set and the fields the /decide seed shows', () => {
+  it('has the minimal /flags config set and the /decide config fields (docs/compatibility.md#remote-config)', () => {
     expect(remoteConfigFields(project)).toEqual({
       supportedCompression: ['gzip', 'gzip-js', 'lz64'],
       autocapture_opt_out: false,

@@ -135,7 +135,7 @@ describe('hash.ts on top of sha1Fraction', () => {
     }
   });
 
-  it('keeps the spec §1.1 example', () => {
+  it('keeps the worked example: "some-flag.some_distinct_id" buckets at 0.8937694017077238', () => {
     expect(bucketHash('some-flag.', 'some_distinct_id', '')).toBe(0.8937694017077238);
   });
 });

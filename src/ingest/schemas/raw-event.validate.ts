@@ -4,7 +4,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$id":"hedgerow:raw-event","description":"One capture event as a client sends it (spec §3.2). Only the fields Hedgerow reads are typed; anything else is allowed and dropped later. `event` is checked in code, so a bad name drops the event instead of failing the request. null is accepted as absent.","type":"object","properties":{"event":true,"properties":{"type":["object","null"]},"uuid":{"type":["string","null"]},"timestamp":{"type":["string","null"]},"offset":{"type":["number","null"]},"$set":{"type":["object","null"]},"$set_once":{"type":["object","null"]}}};
+const schema11 = {"$id":"hedgerow:raw-event","description":"One capture event as a client sends it (docs/compatibility.md#ingestion). Only the fields Hedgerow reads are typed; anything else is allowed and dropped later. `event` is checked in code, so a bad name drops the event instead of failing the request. null is accepted as absent.","type":"object","properties":{"event":true,"properties":{"type":["object","null"]},"uuid":{"type":["string","null"]},"timestamp":{"type":["string","null"]},"offset":{"type":["number","null"]},"$set":{"type":["object","null"]},"$set_once":{"type":["object","null"]}}};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="hedgerow:raw-event" */;
