@@ -1,6 +1,6 @@
 /** The query parameters capture reads (spec §2.1); everything else (`ver`, `ip`, `retry_count`...) is ignored. */
 
-import { parseCompressionHint, type CompressionHint } from './compression-hint.js';
+import { parseCompressionHint, type CompressionHint } from '../wire/compression-hint.js';
 import { parseProjectIdHint } from './project-id-hint.js';
 import { parseQuerySentAtMs } from './timestamp.js';
 

@@ -1,8 +1,8 @@
 /** Spec §2.2 end to end: from an HTTP request to the JSON text of its payload. Pure, no I/O. */
 
 import { parseCaptureQuery, type CaptureQuery } from './capture-query.js';
-import { decompressPayload } from './decompress-payload.js';
-import { extractPayloadBytes } from './extract-payload.js';
+import { decompressPayload } from '../wire/decompress-payload.js';
+import { extractPayloadBytes } from '../wire/extract-payload.js';
 import type { CaptureRequest } from './types.js';
 
 export interface DecodedPayload {
