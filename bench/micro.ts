@@ -21,7 +21,7 @@ import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
 import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
 import type { FlagResult } from '../src/flags/engine/evaluate-types.js';
-import { FlagsResponseEncoder } from '../src/flags/serve/flags-response.js';
+import { FlagsResponseEncoder } from '../src/flag-requests/flags-response.js';
 import { createHash, hash as cryptoHash } from 'node:crypto';
 import { flagRecordWith } from '../test/fixtures/flag-record.js';
 import { v7 as uuidv7 } from 'uuid';

@@ -6,9 +6,9 @@
  * request goes to the daemon's thread.
  */
 import { isHedgerowError, HedgerowError } from '../errors.js';
-import { DefinitionsCache } from '../evaluation/definitions-cache.js';
-import { flagsRequestDeps } from '../evaluation/flags-deps.js';
-import { runFlagsRequest } from '../evaluation/run-flags-request.js';
+import { DefinitionsCache } from '../flags/definitions/definitions-cache.js';
+import { flagsRequestDeps } from '../flag-requests/flags-deps.js';
+import { runFlagsRequest } from '../flag-requests/run-flags-request.js';
 import { AuthStore } from '../store/auth-store.js';
 import { CohortStore } from '../store/cohort-store.js';
 import { FlagReader } from '../store/flag-store.js';

@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { deserializeError, HedgerowError } from '../../errors.js';
-import type { FlagsHttpRequest, FlagsOutcome } from '../../evaluation/run-flags-request.js';
-import { FlagsResponseEncoder } from '../../flags/serve/flags-response.js';
-import { parseFlagsQuery } from '../../flags/serve/flags-query.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../../flag-requests/run-flags-request.js';
+import { FlagsResponseEncoder } from '../../flag-requests/flags-response.js';
+import { parseFlagsQuery } from '../../flag-requests/flags-query.js';
 import { remoteConfigFields } from '../../flags/remote-config.js';
 import type { FlagsPool } from '../../pool/flags-pool.js';
 import { corsHeaders } from '../cors.js';

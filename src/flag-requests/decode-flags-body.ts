@@ -13,12 +13,12 @@
  * `Infinity` and `-Infinity` outside strings are read as `null`.
  */
 
-import { HedgerowError, isHedgerowError } from '../../errors.js';
-import { asBuffer, decodeBase64Strict } from '../../wire/base64.js';
-import { queryCompressionHint } from '../../wire/compression-hint.js';
-import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../../wire/decompress-payload.js';
-import { extractPayloadBytes, isFormContentType, type ExtractedPayload, type PayloadQuery } from '../../wire/extract-payload.js';
-import { lzDecompressFromBase64 } from '../../wire/lz-string-capped.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import { asBuffer, decodeBase64Strict } from '../wire/base64.js';
+import { queryCompressionHint } from '../wire/compression-hint.js';
+import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../wire/decompress-payload.js';
+import { extractPayloadBytes, isFormContentType, type ExtractedPayload, type PayloadQuery } from '../wire/extract-payload.js';
+import { lzDecompressFromBase64 } from '../wire/lz-string-capped.js';
 
 export interface FlagsHttpInput {
   /** Raw query string without the leading `?` ('' when absent). */
