@@ -17,7 +17,7 @@ import { openStore } from '../store/open-store.js';
 import { errorResponse } from './respond.js';
 import { Router } from './router.js';
 import { addFlagDefinitionsRoutes } from './routes/flag-definitions-routes.js';
-import { flagsEndpointOf, flagsOutcomeResponse, outcomeReportsErrors, toFlagsRequest } from './routes/flags-routes.js';
+import { flagsEndpointOf, flagsOutcomeResponse, outcomeReportsErrors, toFlagsRequest } from '../flag-requests/handle-flags.js';
 import type { LocalRoutesSetup } from './thread-messages.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 

@@ -6,16 +6,16 @@
  * A POST whose evaluation does not finish in time gets a flag-less 200 with the error flag.
  */
 import { randomUUID } from 'node:crypto';
-import { deserializeError, HedgerowError } from '../../errors.js';
-import type { FlagsHttpRequest, FlagsOutcome } from '../../flag-requests/run-flags-request.js';
-import { FlagsResponseEncoder } from '../../flag-requests/flags-response.js';
-import { parseFlagsQuery } from '../../flag-requests/flags-query.js';
-import { remoteConfigFields } from '../../flags/remote-config.js';
-import type { FlagsPool } from '../../pool/flags-pool.js';
-import { corsHeaders } from '../cors.js';
-import { errorResponse } from '../respond.js';
-import type { Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+import { deserializeError, HedgerowError } from '../errors.js';
+import type { FlagsHttpRequest, FlagsOutcome } from './run-flags-request.js';
+import { FlagsResponseEncoder } from './flags-response.js';
+import { parseFlagsQuery } from './flags-query.js';
+import { remoteConfigFields } from '../flags/remote-config.js';
+import type { FlagsPool } from '../pool/flags-pool.js';
+import { corsHeaders } from '../http/cors.js';
+import { errorResponse } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface FlagsRoutesDeps {
   /** Undefined until the pool is ready: 503 meanwhile (SDKs retry). */
