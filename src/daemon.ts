@@ -30,7 +30,7 @@ import { FlagsPool } from './pool/flags-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
 import { DefinitionsCache } from './flags/definitions/definitions-cache.js';
-import { addFlagsRoutes } from './flag-requests/handle-flags.js';
+import { addFlagsRoutes } from './http/routes/flag-request-routes.js';
 import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { GroupReader } from './store/group-store.js';
