@@ -3,7 +3,7 @@
  * normalizeCapture; then msgpack encoding, as the worker does before writing), against baselines
  * measured in the same run: `JSON.parse` of the same text, `gunzipSync` + `JSON.parse` for
  * the gzip'd batch, and lz-string's own `decompressFromBase64` + `JSON.parse` for an old
- * posthog-js lz64 form (the capped decoder, src/ingest/lz-string-capped.ts, replaces the library). Ratios say what the pipeline costs on top of the work no server can skip.
+ * posthog-js lz64 form (the capped decoder, src/wire/lz-string-capped.ts, replaces the library). Ratios say what the pipeline costs on top of the work no server can skip.
  * The bucketing-hash cases compare the pure TypeScript SHA-1 (`bucketHash` → `sha1Fraction`)
  * with the node:crypto implementation it replaced, on the same strings in the same run.
  * The `/flags` answer case encodes a 50-flag v2 body and takes its UTF-8 size (what copying the
@@ -21,7 +21,7 @@ import { compileSnapshot } from '../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
 import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
 import type { FlagResult } from '../src/flags/engine/evaluate-types.js';
-import { FlagsResponseEncoder } from '../src/flags/serve/flags-response.js';
+import { FlagsResponseEncoder } from '../src/flag-requests/flags-response.js';
 import { createHash, hash as cryptoHash } from 'node:crypto';
 import { flagRecordWith } from '../test/fixtures/flag-record.js';
 import { v7 as uuidv7 } from 'uuid';

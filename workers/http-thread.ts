@@ -144,9 +144,11 @@ function reportBug(err: unknown): void {
   send({ type: 'bug', error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
 }
 
+const counts = new AnswerCounts();
+
 function openLocal(): LocalRoutes | undefined | Error {
   try {
-    return setup.local ? openLocalRoutes(setup.local, reportBug) : undefined;
+    return setup.local ? openLocalRoutes(setup.local, reportBug, (endpoint) => counts.addFlagErrors(endpoint)) : undefined;
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }
@@ -159,7 +161,6 @@ if (!loaded.ok) {
 } else if (local instanceof Error) {
   send({ type: 'failed', reason: `could not open the store: ${local.message}` });
 } else {
-  const counts = new AnswerCounts();
   const forwarder = new Forwarder();
   const backend = createUwsBackend(loaded.uws, {
     maxBodyBytes: setup.maxBodyBytes,
@@ -168,7 +169,6 @@ if (!loaded.ok) {
       const answered = local?.answer(req);
       if (answered === undefined) return forwarder.forward(req, false);
       const { route, response } = answered;
-      if (answered.reportsErrors) counts.addFlagErrors(route);
       const count = (res: HttpResponse): HttpResponse => {
         counts.add(route, req.method, res.status, req.body.byteLength);
         return res;

@@ -1,11 +1,11 @@
 /**
  * Piscina task module: a thin adapter that opens the store once per worker and runs capture
- * groups (src/pool/capture-group.ts), flag evaluations (src/evaluation/) and the API reads that
+ * groups (src/pool/capture-group.ts), flag evaluations (src/flag-requests/) and the API reads that
  * go through a whole table (src/pool/scan-pool.ts) for the main thread.
  */
 import { workerData } from 'node:worker_threads';
-import { flagsRequestDeps } from '../src/evaluation/flags-deps.js';
-import { runFlagsRequest } from '../src/evaluation/run-flags-request.js';
+import { flagsRequestDeps } from '../src/flag-requests/flags-deps.js';
+import { runFlagsRequest } from '../src/flag-requests/run-flags-request.js';
 import { resolvePersonFilter } from '../src/persons/person-events-query.js';
 import { scanGroupsPage } from '../src/persons/scan-groups.js';
 import { scanPersonByUuid, scanPersonsNamed, scanPersonsPage } from '../src/persons/scan-persons.js';

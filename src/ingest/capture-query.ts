@@ -3,7 +3,7 @@
  * (`ver`, `ip`, `retry_count`...) is ignored.
  */
 
-import { parseCompressionHint, type CompressionHint } from './compression-hint.js';
+import { parseCompressionHint, type CompressionHint } from '../wire/compression-hint.js';
 import { parseProjectIdHint } from './project-id-hint.js';
 import { parseQuerySentAtMs } from './timestamp.js';
 

@@ -4,8 +4,8 @@
  */
 
 import { parseCaptureQuery, type CaptureQuery } from './capture-query.js';
-import { decompressPayload } from './decompress-payload.js';
-import { extractPayloadBytes } from './extract-payload.js';
+import { decompressPayload } from '../wire/decompress-payload.js';
+import { extractPayloadBytes } from '../wire/extract-payload.js';
 import type { CaptureRequest } from './types.js';
 
 export interface DecodedPayload {

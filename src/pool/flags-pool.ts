@@ -8,7 +8,7 @@
  * waiting. Both carry `errorsWhileComputingFlags`.
  */
 import { HedgerowError, serializeError } from '../errors.js';
-import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
 import type { FlagsTaskResult } from './tasks.js';
 import type { WorkerPool } from './worker-pool.js';
 

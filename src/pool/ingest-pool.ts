@@ -14,7 +14,7 @@
  * one thread of them cannot outrun the processor.
  */
 import { HedgerowError, isHedgerowError, type ErrorCode } from '../errors.js';
-import { looksLikeForm } from '../ingest/extract-payload.js';
+import { looksLikeForm } from '../wire/extract-payload.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { runCaptureGroup } from './capture-group.js';

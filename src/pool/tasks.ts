@@ -1,6 +1,6 @@
 /** The messages between the main thread and the worker pool (plain, structured-cloneable data). */
 import type { SerializedError } from '../errors.js';
-import type { FlagsHttpRequest, FlagsOutcome } from '../evaluation/run-flags-request.js';
+import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
 import type { CursorPage } from '../http/cursor-pagination.js';

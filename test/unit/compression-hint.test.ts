@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCompressionHint } from '../../src/ingest/compression-hint.js';
+import { parseCompressionHint, queryCompressionHint } from '../../src/wire/compression-hint.js';
 import { vectorsFor } from './ingestion-vectors.js';
 
 const EXPECTED: Record<string, string> = {
@@ -31,5 +31,16 @@ describe('parseCompressionHint', () => {
     expect(parseCompressionHint('B64')).toBe('base64');
     expect(parseCompressionHint(undefined)).toBe('unsupported');
     expect(parseCompressionHint('deflate')).toBe('unsupported');
+  });
+});
+
+describe('queryCompressionHint', () => {
+  it("reads a raw query's `compression` parameter, as capture's query reading does", () => {
+    expect(queryCompressionHint('')).toBe('unsupported');
+    expect(queryCompressionHint('v=2&config=true')).toBe('unsupported');
+    expect(queryCompressionHint('compression=gzip-js&data=eyJ9')).toBe('gzip');
+    expect(queryCompressionHint('_=1700000000000&compression=LZ64')).toBe('lz64');
+    expect(queryCompressionHint('compression=b%36%34')).toBe('base64');
+    expect(queryCompressionHint('compression=deflate')).toBe('unsupported');
   });
 });

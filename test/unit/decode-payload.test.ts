@@ -8,8 +8,8 @@ import {
   decompressPayload,
   gunzipCapped,
   INFLATE_UNMEASURED_MAX_BYTES,
-} from '../../src/ingest/decompress-payload.js';
-import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/ingest/extract-payload.js';
+} from '../../src/wire/decompress-payload.js';
+import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/wire/extract-payload.js';
 import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../../src/limits.js';
 import { lz64Bomb } from '../helpers/lz64-bomb.js';
 import { expectHedgerowError, request, vectorsFor } from './ingestion-vectors.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants, gunzipSync, gzipSync, type ZlibOptions } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { gzipOutputLength, INVALID_GZIP, OVER_LIMIT } from '../../src/ingest/gzip-output-length.js';
+import { gzipOutputLength, INVALID_GZIP, OVER_LIMIT } from '../../src/wire/gzip-output-length.js';
 
 /** Deterministic pseudo-random generator (mulberry32). */
 function rng(seed: number): () => number {

@@ -1,6 +1,6 @@
 import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import { lzDecompressFromBase64 } from '../../src/ingest/lz-string-capped.js';
+import { lzDecompressFromBase64 } from '../../src/wire/lz-string-capped.js';
 import { lz64Bomb } from '../helpers/lz64-bomb.js';
 import { expectHedgerowError } from './ingestion-vectors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withMatchTimeProperties } from '../../src/evaluation/match-time-properties.js';
+import { withMatchTimeProperties } from '../../src/flag-requests/match-time-properties.js';
 
 describe('withMatchTimeProperties (docs/compatibility.md#evaluation-context)', () => {
   it('fills each listed property’s missing $initial_ twin, keeping the ones present', () => {

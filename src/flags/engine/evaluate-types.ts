@@ -32,7 +32,7 @@ export interface EvaluationContext {
   /** Evaluate only these keys (and the flags they depend on). */
   flagKeys?: string[];
   /**
-   * One byte per slot, 1 for the flags the request may see (serve/flag-visibility.ts); the others
+   * One byte per slot, 1 for the flags the request may see (flag-requests/flag-visibility.ts); the others
    * are neither evaluated nor answered, and a flag depending on one finds no value. Absent: all.
    */
   visible?: Uint8Array;

@@ -5,7 +5,7 @@
  * `GET /api/projects/:project_id/feature_flags/local_evaluation/`. A personal API key with
  * `feature_flag:read` is required; a matching `If-None-Match` gets 304.
  */
-import type { DefinitionsCache } from '../../evaluation/definitions-cache.js';
+import type { DefinitionsCache } from '../../flags/definitions/definitions-cache.js';
 import { ifNoneMatchMatches } from '../../flags/definitions/etag.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import { projectRequest } from '../api-request.js';

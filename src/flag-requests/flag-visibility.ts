@@ -6,8 +6,8 @@
  * neither evaluated nor answered, and `flag_keys_to_evaluate` chooses among the flags left in.
  * Pure, no I/O.
  */
-import type { EvaluationRuntime } from '../feature-flag.js';
-import type { FlagSnapshot } from '../engine/snapshot-types.js';
+import type { EvaluationRuntime } from '../flags/feature-flag.js';
+import type { FlagSnapshot } from '../flags/engine/snapshot-types.js';
 
 /** Keys of the flags PostHog creates for survey targeting (Rust `SURVEY_TARGETING_FLAG_PREFIX`). */
 export const SURVEY_TARGETING_FLAG_PREFIX = 'survey-targeting-';

@@ -1,44 +1,47 @@
 /**
  * `/flags` and `/decide` (docs/compatibility.md#flags-requests): POST is evaluated in the worker
- * pool (the uWS front-end threads answer SDK-sized POSTs themselves, with the same answers:
- * local-routes.ts); GET answers the minimal flag-less response the Rust service gives, HEAD an
+ * pool (the uWS front-end threads answer SDK-sized POSTs themselves, with this same handler:
+ * flags-in-thread.ts); GET answers the minimal flag-less response the Rust service gives, HEAD an
  * empty 200, OPTIONS 204 with `allow`. Browsers call these from other origins, so every answer
  * carries the CORS headers. A POST whose evaluation does not finish in time gets a flag-less 200
  * with the error flag.
  */
 import { randomUUID } from 'node:crypto';
-import { deserializeError, HedgerowError } from '../../errors.js';
-import type { FlagsHttpRequest, FlagsOutcome } from '../../evaluation/run-flags-request.js';
-import { FlagsResponseEncoder } from '../../flags/serve/flags-response.js';
-import { parseFlagsQuery } from '../../flags/serve/flags-query.js';
-import { remoteConfigFields } from '../../flags/remote-config.js';
-import type { FlagsPool } from '../../pool/flags-pool.js';
-import { corsHeaders } from '../cors.js';
-import { errorResponse } from '../respond.js';
-import type { Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
-
-export interface FlagsRoutesDeps {
-  /** Undefined until the pool is ready: 503 meanwhile (SDKs retry). */
-  pool: () => FlagsPool | undefined;
-  /** Hears of every 200 whose body says errorsWhileComputingFlags (metrics). */
-  onErrorsAnswered?: (endpoint: 'flags' | 'decide') => void;
-}
+import { deserializeError, HedgerowError } from '../errors.js';
+import type { FlagsHttpRequest, FlagsOutcome } from './run-flags-request.js';
+import { FlagsResponseEncoder } from './flags-response.js';
+import { parseFlagsQuery } from './flags-query.js';
+import { remoteConfigFields } from '../flags/remote-config.js';
+import { corsHeaders } from '../http/cors.js';
+import { errorResponse } from '../http/respond.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import type { FlagsSide } from './flags-side.js';
 
 const ALLOW = 'GET, POST, OPTIONS, HEAD';
 const EMPTY_ENCODER = new FlagsResponseEncoder(() => undefined);
 const FLAGLESS_CONFIG = remoteConfigFields({ apiToken: '', hasFeatureFlags: true });
 
-export function addFlagsRoutes(router: Router, deps: FlagsRoutesDeps): void {
-  router.add('*', '/flags', 'flags', (req) => handleFlags(req, 'flags', deps));
-  router.add('*', '/decide', 'decide', (req) => handleFlags(req, 'decide', deps));
+/**
+ * The answer to one `/flags` or `/decide` request, or undefined when `side` hands it on. It comes
+ * in the same call when the side evaluates in the same call (a front-end thread: no promise).
+ */
+export function handleFlags(
+  req: HttpRequest,
+  endpoint: 'flags' | 'decide',
+  side: FlagsSide & { readonly handsOn: false },
+): HttpResponse | Promise<HttpResponse>;
+export function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', side: FlagsSide): HttpResponse | Promise<HttpResponse> | undefined;
+export function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', side: FlagsSide): HttpResponse | Promise<HttpResponse> | undefined {
+  if (req.method !== 'POST') return side.handsOn ? undefined : otherMethodResponse(req, endpoint);
+  const outcome = side.evaluate(req, endpoint);
+  if (outcome === undefined) return side.handsOn ? undefined : errorResponse(new HedgerowError('HR_NOT_READY'), corsHeaders(req));
+  if (outcome instanceof Promise) return outcome.then((o) => answerOutcome(req, endpoint, o, side));
+  return answerOutcome(req, endpoint, outcome, side);
 }
 
-async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps: FlagsRoutesDeps): Promise<HttpResponse> {
+function otherMethodResponse(req: HttpRequest, endpoint: 'flags' | 'decide'): HttpResponse {
   const cors = corsHeaders(req);
   switch (req.method) {
-    case 'POST':
-      break;
     case 'GET':
       return flaglessResponse(req, endpoint, cors, false);
     case 'HEAD':
@@ -51,10 +54,10 @@ async function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', deps:
         ...cors,
       });
   }
-  const pool = deps.pool();
-  if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
-  const outcome = await pool.submit(toFlagsRequest(req, endpoint));
-  if (outcomeReportsErrors(outcome)) deps.onErrorsAnswered?.(endpoint);
+}
+
+function answerOutcome(req: HttpRequest, endpoint: 'flags' | 'decide', outcome: FlagsOutcome, side: FlagsSide): HttpResponse {
+  if (outcomeReportsErrors(outcome)) side.onErrorsAnswered?.(endpoint);
   return flagsOutcomeResponse(req, endpoint, outcome);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBoolParam, parseFlagsQuery, parseVersion } from '../../src/flags/serve/flags-query.js';
+import { parseBoolParam, parseFlagsQuery, parseVersion } from '../../src/flag-requests/flags-query.js';
 
 describe('parseFlagsQuery: /flags', () => {
   it.each([

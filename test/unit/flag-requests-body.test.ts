@@ -5,7 +5,7 @@ import {
   decodeFlagsBody,
   replaceNonFiniteLiterals,
   type FlagsHttpInput,
-} from '../../src/flags/serve/decode-flags-body.js';
+} from '../../src/flag-requests/decode-flags-body.js';
 import { expectHedgerowError } from './ingestion-vectors.js';
 
 const CAP = 1024 * 1024;

@@ -7,7 +7,7 @@
  * `errorsWhileComputingFlags` (as the Rust service does for its database errors).
  */
 import type { EvaluationContext } from '../flags/engine/evaluate-types.js';
-import type { FlagsRequest } from '../flags/serve/flags-request.js';
+import type { FlagsRequest } from './flags-request.js';
 import { MAX_HASH_KEY_CHARS } from '../limits.js';
 import type { CohortStore } from '../store/cohort-store.js';
 import type { GroupReader } from '../store/group-store.js';

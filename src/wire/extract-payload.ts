@@ -6,9 +6,22 @@
 
 import { HedgerowError } from '../errors.js';
 import { asBuffer, decodeBase64StrictBytes, looksLikeBase64, SNIFF_BYTES } from './base64.js';
-import type { CaptureQuery } from './capture-query.js';
 import { parseCompressionHint, type CompressionHint } from './compression-hint.js';
-import type { CaptureRequest } from './types.js';
+
+/** What of a request the extraction reads (capture's `CaptureRequest` and the `/flags` input have it). */
+export interface PayloadRequest {
+  /** Header values, '' when absent. */
+  contentType: string;
+  contentEncoding: string;
+  body: Uint8Array;
+}
+
+/** What of the query string the extraction reads (capture's `CaptureQuery` has it). */
+export interface PayloadQuery {
+  /** Legacy `data=` payload, URL-decoded; '' when absent. */
+  data: string;
+  compression: CompressionHint;
+}
 
 export interface ExtractedPayload {
   /** The payload still to decompress. */
@@ -70,7 +83,7 @@ function repairBase64Spaces(value: string): string {
   return value.includes(' ') && looksLikeBase64(value, true) ? value.replaceAll(' ', '+') : value;
 }
 
-export function extractPayloadBytes(req: CaptureRequest, query: CaptureQuery): ExtractedPayload {
+export function extractPayloadBytes(req: PayloadRequest, query: PayloadQuery): ExtractedPayload {
   let payload: Buffer;
   if (query.data.length > 0) {
     payload = Buffer.from(repairBase64Spaces(query.data), 'utf8');

@@ -16,7 +16,7 @@
  * Payloads are sent as stored: a JSON string, which the SDKs parse.
  */
 
-import type { FlagResult } from '../engine/evaluate-types.js';
+import type { FlagResult } from '../flags/engine/evaluate-types.js';
 import type { FlagsResponseFormat } from './flags-query.js';
 
 export interface FlagMeta {

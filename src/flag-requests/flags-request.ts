@@ -7,10 +7,10 @@
  * such fields instead, except the token (401) and distinct_id (400 in `requireDistinctId`).
  */
 
-import { HedgerowError } from '../../errors.js';
-import { truncateChars } from '../../ingest/truncate-chars.js';
-import { MAX_DISTINCT_ID_CHARS } from '../../limits.js';
-import type { EvaluationRuntime } from '../feature-flag.js';
+import { HedgerowError } from '../errors.js';
+import { truncateChars } from '../ingest/truncate-chars.js';
+import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
+import type { EvaluationRuntime } from '../flags/feature-flag.js';
 import { runtimeFromText } from './flag-visibility.js';
 
 export interface FlagsRequest {

@@ -1,5 +1,5 @@
 /**
- * Which flags a `/flags` request may see (src/flags/serve/flag-visibility.ts), with the Rust
+ * Which flags a `/flags` request may see (src/flag-requests/flag-visibility.ts), with the Rust
  * flags service's rules (`fetch_and_filter`): survey flags only, the caller's runtime, the
  * request's evaluation contexts against the flags' evaluation tags. Plain data, no I/O.
  */
@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { compileSnapshot } from '../../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags } from '../../src/flags/engine/evaluate-flags.js';
 import type { FeatureFlagRecord } from '../../src/flags/feature-flag.js';
-import { detectRuntime, runtimeFromText, visibleSlots, type VisibilityRequest } from '../../src/flags/serve/flag-visibility.js';
-import { parseFlagsQuery } from '../../src/flags/serve/flags-query.js';
-import { parseFlagsRequest } from '../../src/flags/serve/flags-request.js';
+import { detectRuntime, runtimeFromText, visibleSlots, type VisibilityRequest } from '../../src/flag-requests/flag-visibility.js';
+import { parseFlagsQuery } from '../../src/flag-requests/flags-query.js';
+import { parseFlagsRequest } from '../../src/flag-requests/flags-request.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 
 const ON = { groups: [{ properties: [], rollout_percentage: 100 }] };

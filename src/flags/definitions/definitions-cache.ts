@@ -4,12 +4,12 @@
  * compare, not a rebuild (docs/compatibility.md#flag-definitions). The version is read once per
  * event-loop turn.
  */
-import { buildDefinitions } from '../flags/definitions/build-definitions.js';
-import { definitionsEtag } from '../flags/definitions/etag.js';
-import type { CohortStore } from '../store/cohort-store.js';
-import type { FlagReader } from '../store/flag-store.js';
-import type { GroupReader } from '../store/group-store.js';
-import { TurnMemo } from '../util/turn-memo.js';
+import { buildDefinitions } from './build-definitions.js';
+import { definitionsEtag } from './etag.js';
+import type { CohortStore } from '../../store/cohort-store.js';
+import type { FlagReader } from '../../store/flag-store.js';
+import type { GroupReader } from '../../store/group-store.js';
+import { TurnMemo } from '../../util/turn-memo.js';
 
 export interface ServedDefinitions {
   readonly version: number;

@@ -7,7 +7,7 @@
  */
 import { compileSnapshot } from '../flags/engine/compile-snapshot.js';
 import type { FlagSnapshot } from '../flags/engine/snapshot-types.js';
-import { FlagsResponseEncoder } from '../flags/serve/flags-response.js';
+import { FlagsResponseEncoder } from './flags-response.js';
 import type { CohortStore } from '../store/cohort-store.js';
 import type { FlagReader } from '../store/flag-store.js';
 import type { GroupReader } from '../store/group-store.js';

@@ -5,7 +5,7 @@
  * `from_bytes`). Pure, no I/O.
  *
  * A plain JSON object body (the SDKs' usual request) goes straight to `JSON.parse`. Everything else
- * goes through capture's extraction (form `data=` with the `+`/space repair, whole-body base64,
+ * goes through the extraction capture uses too (src/wire/: form `data=` with the `+`/space repair, whole-body base64,
  * compression hints from the query, form or `Content-Encoding`), then gunzip (by magic bytes) or
  * lz64, then JSON, then the Rust fallback of decoding the text as lenient base64 and trying again.
  *
@@ -15,12 +15,12 @@
  * `Infinity` and `-Infinity` outside strings are read as `null`.
  */
 
-import { HedgerowError, isHedgerowError } from '../../errors.js';
-import { asBuffer, decodeBase64Strict } from '../../ingest/base64.js';
-import { parseCaptureQuery, type CaptureQuery } from '../../ingest/capture-query.js';
-import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../../ingest/decompress-payload.js';
-import { extractPayloadBytes, isFormContentType, type ExtractedPayload } from '../../ingest/extract-payload.js';
-import { lzDecompressFromBase64 } from '../../ingest/lz-string-capped.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import { asBuffer, decodeBase64Strict } from '../wire/base64.js';
+import { queryCompressionHint } from '../wire/compression-hint.js';
+import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../wire/decompress-payload.js';
+import { extractPayloadBytes, isFormContentType, type ExtractedPayload, type PayloadQuery } from '../wire/extract-payload.js';
+import { lzDecompressFromBase64 } from '../wire/lz-string-capped.js';
 
 export interface FlagsHttpInput {
   /** Raw query string without the leading `?` ('' when absent). */
@@ -63,7 +63,7 @@ export function decodeFlagsBody(input: FlagsHttpInput, maxDecompressedBytes: num
 
   let text: string;
   try {
-    text = payloadText(extractPayloadBytes(requestFor(input), queryFor(input.query)), maxDecompressedBytes);
+    text = payloadText(extractPayloadBytes(input, queryFor(input.query)), maxDecompressedBytes);
   } catch (err) {
     if (isHedgerowError(err) && (err.hedgerowCode === 'HR_DECODE_FAILED' || err.hedgerowCode === 'HR_EMPTY_PAYLOAD')) {
       throw malformed(err.message);
@@ -76,22 +76,9 @@ export function decodeFlagsBody(input: FlagsHttpInput, maxDecompressedBytes: num
   return value;
 }
 
-function requestFor(input: FlagsHttpInput): Parameters<typeof extractPayloadBytes>[0] {
-  return {
-    path: '/flags',
-    query: input.query,
-    method: 'POST',
-    contentType: input.contentType,
-    contentEncoding: input.contentEncoding,
-    body: input.body,
-    ip: '',
-  };
-}
-
-/** Capture's query reading, without its legacy `?data=` payload (the flags service never reads one). */
-function queryFor(query: string): CaptureQuery {
-  const q = parseCaptureQuery(query);
-  return q.data === '' ? q : { ...q, data: '' };
+/** The query as the extraction reads it: its compression hint, without a legacy `?data=` payload (the flags service never reads one). */
+function queryFor(query: string): PayloadQuery {
+  return { data: '', compression: queryCompressionHint(query) };
 }
 
 /**

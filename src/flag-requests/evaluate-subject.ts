@@ -6,7 +6,7 @@
  */
 import { evaluateFlags } from '../flags/engine/evaluate-flags.js';
 import type { FlagResult } from '../flags/engine/evaluate-types.js';
-import { extractGroups, type FlagsRequest } from '../flags/serve/flags-request.js';
+import { extractGroups, type FlagsRequest } from './flags-request.js';
 import { buildFlagsContext, type SubjectSources } from './flags-context.js';
 import type { ProjectFlags } from './project-flags-cache.js';
 

@@ -4,8 +4,8 @@ import { evaluateFlags } from '../../src/flags/engine/evaluate-flags.js';
 import type { FlagResult } from '../../src/flags/engine/evaluate-types.js';
 import { reason } from '../../src/flags/engine/reasons.js';
 import { FAILED, result } from '../../src/flags/engine/snapshot-results.js';
-import type { FlagsResponseFormat } from '../../src/flags/serve/flags-query.js';
-import { FlagsResponseEncoder, type FlagMeta, type FlagsResponseInput } from '../../src/flags/serve/flags-response.js';
+import type { FlagsResponseFormat } from '../../src/flag-requests/flags-query.js';
+import { FlagsResponseEncoder, type FlagMeta, type FlagsResponseInput } from '../../src/flag-requests/flags-response.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 
 const REQUEST_ID = '0190a5f8-8c2e-7b3a-9d6e-4f1a2b3c4d5e';

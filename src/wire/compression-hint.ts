@@ -25,3 +25,11 @@ export function parseCompressionHint(value: string | null | undefined): Compress
       return 'unsupported';
   }
 }
+
+/**
+ * The `compression` parameter of a raw query string (without the leading `?`), for a caller that
+ * reads nothing else of it: the `/flags` body decoder, which never reads a query's `data=`.
+ */
+export function queryCompressionHint(query: string): CompressionHint {
+  return query.length === 0 ? 'unsupported' : parseCompressionHint(new URLSearchParams(query).get('compression'));
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseFlagsRequest, requireDistinctId } from '../../src/flags/serve/flags-request.js';
+import { parseFlagsRequest, requireDistinctId } from '../../src/flag-requests/flags-request.js';
 import { expectHedgerowError } from './ingestion-vectors.js';
 
 describe('parseFlagsRequest', () => {
