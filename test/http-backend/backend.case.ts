@@ -307,7 +307,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(r.headers['connection']).toBe('close');
         expect(b.inFlight).toBe(0);
       } finally {
-        b.close();
+        void b.close();
       }
     });
 
@@ -342,7 +342,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(b.inFlight).toBe(0);
       } finally {
         agent.destroy();
-        b.close();
+        void b.close();
       }
     });
 
@@ -354,7 +354,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         (e: NodeJS.ErrnoException) => e.code,
       );
       expect(await until(() => b.inFlight === 1)).toBe(true);
-      b.close();
+      void b.close();
       expect(await slow).toBe('ECONNRESET');
       expect(await until(() => b.inFlight === 0)).toBe(true);
       await sleep(350); // the handler finishes after close and must not write
@@ -369,7 +369,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(await json(p, { host: '127.0.0.1' })).toMatchObject({ ip: '127.0.0.1' });
         expect(await json(p, { host: '::1' })).toMatchObject({ ip: '::1' });
       } finally {
-        b.close();
+        void b.close();
       }
     });
 
@@ -380,8 +380,8 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         const p = await a.listen('127.0.0.1', 0);
         await expect(b.listen('127.0.0.1', p)).rejects.toThrow();
       } finally {
-        a.close();
-        b.close();
+        void a.close();
+        void b.close();
       }
     });
   });
