@@ -84,8 +84,8 @@ export function arrayConfigBody(project: RemoteConfigProject): Record<string, un
  * U+2028 and U+2029 (which only occur inside strings) become `\u` escapes.
  */
 export function scriptSafeJson(value: unknown): string {
-  const escape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, escape);
+  const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, unicodeEscape);
 }
 
 /**
