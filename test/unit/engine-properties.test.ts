@@ -266,7 +266,7 @@ describe('semver_parse_cases', () => {
    * Vector correction: feature-flags.spec.ts:3634 writes '\t1.2.3\n' (a real tab and newline);
    * the extractor kept the escapes as text.
    */
-  const unescape = (c: SemverParseCase): string =>
+  const realEscapes = (c: SemverParseCase): string =>
     c.source.includes('feature-flags.spec.ts:3634 ') ? c.input.replace('\\t', '\t').replace('\\n', '\n') : c.input;
 
   /** posthog-node parsing vs the server's (spec §3.4 semver rows, §9.8): input → the server's answer. */
@@ -294,7 +294,7 @@ describe('semver_parse_cases', () => {
     (_name, c) => {
       const server = differs.get(c.input);
       if (server === undefined) {
-        expect(parse(unescape(c))).toEqual(c.expected);
+        expect(parse(realEscapes(c))).toEqual(c.expected);
       } else {
         expect(server).not.toEqual(c.expected);
         expect(parse(c.input)).toEqual(server);
