@@ -67,7 +67,7 @@ const unfixable = missing.filter((n) => n.pkg === undefined);
 if (unfixable.length > 0) {
   stop([
     ...unfixable.map((n) => `  - ${n.what}: HEDGEROW_CHROMIUM names no executable file`),
-    'Point HEDGEROW_CHROMIUM at a Chromium executable, or unset it to use Debian\'s /usr/bin/chromium.',
+    "Point HEDGEROW_CHROMIUM at a Chromium executable, or unset it to use Debian's /usr/bin/chromium.",
   ]);
 }
 
@@ -79,7 +79,7 @@ const apt = onPath('apt-get');
 if (!apt) {
   stop([
     ...missing.map((n) => `  - ${n.what}`),
-    'Install them with your system\'s package manager (Debian: `' + command + '`),',
+    "Install them with your system's package manager (Debian: `" + command + '`),',
     'or set HEDGEROW_CHROMIUM to a Chromium executable.',
   ]);
 }
@@ -89,7 +89,10 @@ if (!isRoot) {
 
 console.log(`check-system-deps: installing ${pkgs.join(' ')} with apt-get (${missing.map((n) => n.what).join('; ')})`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-for (const args of [['update', '-q'], ['install', '-y', '-q', ...pkgs]]) {
+for (const args of [
+  ['update', '-q'],
+  ['install', '-y', '-q', ...pkgs],
+]) {
   const r = spawnSync(apt, args, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
   if (r.status !== 0) {
     const output = `${r.stdout ?? ''}${r.stderr ?? ''}`.trimEnd().split('\n').slice(-30).join('\n');
