@@ -32,7 +32,3 @@ export function maskPersonalApiKey(secret: string): string {
 export function isProjectToken(s: string): boolean {
   return /^phc_[A-Za-z0-9_-]{10,60}$/.test(s);
 }
-
-export function isPersonalApiKey(s: string): boolean {
-  return /^phx_[A-Za-z0-9_-]{10,80}$/.test(s);
-}

@@ -7,9 +7,8 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
-export type UwsRequest = HttpRequest;
 export type UwsResponse = HttpResponse;
 export type UwsListenSocket = us_listen_socket;
 
