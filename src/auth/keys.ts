@@ -4,8 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export const PROJECT_TOKEN_PREFIX = 'phc_';
-export const PERSONAL_KEY_PREFIX = 'phx_';
+const PROJECT_TOKEN_PREFIX = 'phc_';
+const PERSONAL_KEY_PREFIX = 'phx_';
 
 /** 32 random bytes, URL-safe base64 (43 characters), like PostHog's generate_random_token. */
 function randomToken(prefix: string): string {

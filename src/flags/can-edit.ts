@@ -13,7 +13,7 @@ import { isAdminLevel } from '../auth/organization-level.js';
 import { HedgerowError } from '../errors.js';
 
 /** The parts of a user the rules read. */
-export interface EditingUser {
+interface EditingUser {
   id: number;
   /** PostHog's membership level: 1 member, 8 admin, 15 owner. */
   organization_level: number;

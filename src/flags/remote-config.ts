@@ -19,7 +19,7 @@ export interface RemoteConfigProject {
  * Body encodings Hedgerow's capture accepts that posthog-js can choose from this list: modern
  * versions pick gzip when `gzip-js` is listed; versions before gzip support used `lz64`.
  */
-export const SUPPORTED_COMPRESSION: readonly string[] = Object.freeze(['gzip', 'gzip-js', 'lz64']);
+const SUPPORTED_COMPRESSION: readonly string[] = Object.freeze(['gzip', 'gzip-js', 'lz64']);
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -13,7 +13,7 @@ export type UwsResponse = HttpResponse;
 export type UwsListenSocket = us_listen_socket;
 
 /** The package's typings lack `close()`, which the native App has (closes every socket). */
-export type UwsApp = TemplatedApp & { close?: () => void };
+type UwsApp = TemplatedApp & { close?: () => void };
 
 /** The part of the native module Hedgerow uses. */
 export interface UwsBinding {

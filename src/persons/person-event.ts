@@ -34,7 +34,7 @@ import { EVENTS_WITHOUT_PERSON_UPDATES, eventPropertyUpdates, type PropertyUpdat
 export type MergeKind = '$identify' | '$create_alias' | '$merge_dangerously';
 
 /** Ingestion warnings PostHog emits for an event at this stage, by PostHog's names. */
-export type PersonEventWarning =
+type PersonEventWarning =
   | { type: 'invalid_process_person_profile'; value: unknown }
   /** PostHog drops the whole event; here it simply has no person or group effect. */
   | { type: 'invalid_event_when_process_person_profile_is_false' }
@@ -61,7 +61,7 @@ export interface PersonEventPlan {
 }
 
 /** Events that never touch persons or groups: separate pipelines in PostHog. */
-export const EVENTS_WITHOUT_PERSONS: ReadonlySet<string> = new Set([...EVENTS_WITHOUT_PERSON_UPDATES, '$$client_ingestion_warning']);
+const EVENTS_WITHOUT_PERSONS: ReadonlySet<string> = new Set([...EVENTS_WITHOUT_PERSON_UPDATES, '$$client_ingestion_warning']);
 
 /** Events PostHog refuses outright when they come with `$process_person_profile: false`. */
 const PERSONFUL_ONLY_EVENTS: ReadonlySet<string> = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);

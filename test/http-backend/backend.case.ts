@@ -13,7 +13,7 @@ import { abortMidBody, json, request, until } from './client.js';
 
 export type BackendFactory = (opts: BackendOptions) => HttpBackend;
 
-export const CAP = 2 * 1024 * 1024;
+const CAP = 2 * 1024 * 1024;
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -21,13 +21,13 @@ const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('he
  * `n` UTF-16 code units of text with one-, two-, three- and four-byte UTF-8 characters and a lone
  * surrogate (sent as U+FFFD), the seed repeated through it so that answers are told apart.
  */
-export function sampleText(n: number, seed: string): string {
+function sampleText(n: number, seed: string): string {
   const unit = `${seed}|aé日😀\uD800`;
   return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 }
 
 /** Echo handler: each path shows one behaviour; the default echoes what the backend read. */
-export const echoHandler: Handler = async (req): Promise<HttpResponse> => {
+const echoHandler: Handler = async (req): Promise<HttpResponse> => {
   const params = new URLSearchParams(req.query);
   switch (req.path) {
     case '/raw':
