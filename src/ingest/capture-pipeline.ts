@@ -12,7 +12,6 @@ import { extractToken } from './token.js';
 import type { CaptureRequest } from './types.js';
 
 export type { NormalizeResult } from './normalize-event.js';
-export { validateTokenShape } from './token.js';
 
 export interface ParsedCapture {
   body: ParsedBody;
