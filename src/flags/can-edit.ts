@@ -78,11 +78,6 @@ export function roleAccessEditDecision(input: RoleAccessEditInput): RoleAccessEd
   return input.userRoleLevels.includes(ACCESS_LEVEL.CAN_ALWAYS_EDIT) ? 'allow' : 'deny';
 }
 
-/** `roleAccessEditDecision(...) === 'allow'`; a missing flag counts as no. */
-export function canEditRoleAccess(input: RoleAccessEditInput): boolean {
-  return roleAccessEditDecision(input) === 'allow';
-}
-
 /** Throws the catalogued 404 or 403 unless the decision is `allow`. */
 export function assertCanEditRoleAccess(input: RoleAccessEditInput): void {
   const decision = roleAccessEditDecision(input);
