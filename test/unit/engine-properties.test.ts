@@ -9,14 +9,41 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   compilePropertyMatcher,
-  matchInProperties,
-  matchOverridesOnly,
   NEVER_MATCHES,
   PROPERTY_OPERATORS,
 } from '../../src/flags/engine/match-property.js';
-import type { PropertyFilter } from '../../src/flags/engine/property-matcher.js';
+import type { PropertyFilter, PropertyMatcher } from '../../src/flags/engine/property-matcher.js';
 import { parseRelativeDate, resolveRelativeDate } from '../../src/flags/engine/relative-date.js';
 import { toSemver } from '../../src/flags/engine/semver.js';
+
+/**
+ * Full-properties mode (what `/flags` uses once person properties are loaded): the filter's key
+ * is looked up as an own property, so a missing key is `present: false`.
+ */
+function matchInProperties(
+  matcher: PropertyMatcher,
+  key: string,
+  properties: Readonly<Record<string, unknown>>,
+  now: Date,
+): boolean {
+  const present = Object.hasOwn(properties, key);
+  return matcher(present ? properties[key] : undefined, present, now);
+}
+
+/**
+ * The Rust service's partial-properties mode (spec §3.2), used when only the request's override
+ * properties are known: a filter whose key is absent cannot be decided (`undefined`; the caller
+ * loads the stored properties and evaluates in full mode). A present key matches as usual.
+ */
+function matchOverridesOnly(
+  matcher: PropertyMatcher,
+  key: string,
+  overrides: Readonly<Record<string, unknown>>,
+  now: Date,
+): boolean | undefined {
+  if (!Object.hasOwn(overrides, key)) return undefined;
+  return matcher(overrides[key], true, now);
+}
 
 interface OperatorCase {
   source: string;
