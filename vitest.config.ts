@@ -29,6 +29,8 @@ export default defineConfig({
           exclude: UNIT_NEEDS_BUILD,
           // In-process code only: the files share threads and their module cache (see poolOptions).
           pool: 'threads',
+          // First, and alone: the integration files keep the machine to themselves, as before.
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -39,6 +41,7 @@ export default defineConfig({
           // Integration files spawn their own daemons (separate processes, ports and data
           // directories), so they can run in parallel; forks keep each file in its own process.
           pool: 'forks',
+          sequence: { groupOrder: 1 },
         },
       },
     ],
