@@ -59,7 +59,8 @@ function layoutPath(abs) {
   if (!inModules.startsWith('..')) return `node_modules/${inModules.split(path.sep).join('/')}`;
   const inRepo = path.relative(REPO, abs);
   if (inRepo.startsWith('..')) throw new Error(`bundled file outside the repository: ${abs}`);
-  return `dist/${inRepo.split(path.sep).join('/').replace(/\.(c|m)?ts$/, '.js')}`;
+  const posix = inRepo.split(path.sep).join('/');
+  return `dist/${posix.replace(/\.(c|m)?ts$/, '.js')}`;
 }
 
 const HELPERS = `
@@ -182,7 +183,12 @@ const uwsVersion = require(path.join(NM, '@trufflesuite/uws-js-unofficial/packag
 const carried = [
   ...workers.map((w) => ({ asset: w.asset, from: path.join(BUNDLES, w.asset), path: w.path, mode: 0o644 })),
   // "commonjs": the worker bundles are CommonJS .js files (the repository's package.json says "module").
-  { asset: 'package.json', text: `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'commonjs' })}\n`, path: 'package.json', mode: 0o644 },
+  {
+    asset: 'package.json',
+    text: `${JSON.stringify({ name: pkg.name, version: pkg.version, private: true, type: 'commonjs' })}\n`,
+    path: 'package.json',
+    mode: 0o644,
+  },
   { asset: 'config-default.json', from: path.join(REPO, 'config/default.json'), path: 'config/default.json', mode: 0o644 },
   { asset: 'lmdb-dict.txt', from: path.join(NM, 'lmdb/dict/dict.txt'), path: 'node_modules/lmdb/dict/dict.txt', mode: 0o644 },
   { asset: 'lmdb.node', from: path.join(REPO, NATIVE.lmdb), path: NATIVE.lmdb, mode: 0o755 },

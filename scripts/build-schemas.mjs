@@ -15,9 +15,7 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** schema file -> generated validator, both relative to the repository root. */
-const SCHEMAS = [
-  { schema: 'src/ingest/schemas/raw-event.schema.json', output: 'src/ingest/schemas/raw-event.validate.ts' },
-];
+const SCHEMAS = [{ schema: 'src/ingest/schemas/raw-event.schema.json', output: 'src/ingest/schemas/raw-event.validate.ts' }];
 
 function generate({ schema, output }) {
   const ajv = new Ajv({ strict: true, allErrors: false, code: { source: true, esm: true, lines: true } });

@@ -4,7 +4,7 @@
  * Handlers throw `HedgerowError`s; `toErrorResponse` at the edge turns them into bodies.
  */
 
-export type PostHogErrorType =
+type PostHogErrorType =
   | 'validation_error'
   | 'authentication_error'
   | 'invalid_request'

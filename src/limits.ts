@@ -3,9 +3,6 @@
  * Values a deployment may tune live in the configuration (src/config); these are fixed.
  */
 
-/** PostHog's capture accepts request bodies up to 20 MiB on every analytics route (`router.rs`). */
-export const DEFAULT_MAX_BODY_BYTES = 20 * 1024 * 1024;
-
 /**
  * Decompressed budget = 5x the wire cap, as PostHog runs it in production (PostHog/posthog
  * `rust/capture/tests/integration_wire_body_limits.rs`).

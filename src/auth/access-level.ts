@@ -8,7 +8,6 @@
 /** `OrganizationResourceAccess.AccessLevel`: 21 "Can only view", 37 "Can always edit". */
 export const ACCESS_LEVEL = Object.freeze({ CAN_ONLY_VIEW: 21, CAN_ALWAYS_EDIT: 37 } as const);
 export type AccessLevel = (typeof ACCESS_LEVEL)[keyof typeof ACCESS_LEVEL];
-export const ACCESS_LEVELS: readonly AccessLevel[] = [ACCESS_LEVEL.CAN_ONLY_VIEW, ACCESS_LEVEL.CAN_ALWAYS_EDIT];
 
 /** No resource-access row for an organization means everyone may edit. */
 export const DEFAULT_ACCESS_LEVEL: AccessLevel = ACCESS_LEVEL.CAN_ALWAYS_EDIT;

@@ -4,8 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 
-export const PROJECT_TOKEN_PREFIX = 'phc_';
-export const PERSONAL_KEY_PREFIX = 'phx_';
+const PROJECT_TOKEN_PREFIX = 'phc_';
+const PERSONAL_KEY_PREFIX = 'phx_';
 
 /** 32 random bytes, URL-safe base64 (43 characters), like PostHog's generate_random_token. */
 function randomToken(prefix: string): string {
@@ -31,8 +31,4 @@ export function maskPersonalApiKey(secret: string): string {
 
 export function isProjectToken(s: string): boolean {
   return /^phc_[A-Za-z0-9_-]{10,60}$/.test(s);
-}
-
-export function isPersonalApiKey(s: string): boolean {
-  return /^phx_[A-Za-z0-9_-]{10,80}$/.test(s);
 }

@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface BundledFile {
+interface BundledFile {
   /** The SEA asset key. */
   readonly asset: string;
   /** Where it goes, relative to the version directory (POSIX separators). */

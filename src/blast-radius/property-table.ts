@@ -39,7 +39,7 @@ export const ABSENT_VALUE = 0;
  * browsers, countries, plans), two below 65,536, then four. Persons with posthog-node's 15
  * properties took 216 bytes each in a table of 4-byte ids, 91 of them in id arrays; 26 with these.
  */
-export type ValueIds = Uint8Array | Uint16Array | Int32Array;
+type ValueIds = Uint8Array | Uint16Array | Int32Array;
 
 /** One property key's values, as the counter reads them. */
 export interface PropertyColumn {

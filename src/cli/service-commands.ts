@@ -101,7 +101,7 @@ function installFile(target: string, mode: number, write: (tmp: string) => void)
 }
 
 /** Whether this process is the single executable (Node's `node:sea`, absent before 20.12). */
-export function isSingleExecutable(): boolean {
+function isSingleExecutable(): boolean {
   try {
     const sea = createRequire(import.meta.url)('node:sea') as { isSea(): boolean };
     return sea.isSea();

@@ -15,6 +15,7 @@ export const PYTHON_CSV_FIELD_LIMIT = 131_072;
 
 /** Python's `str.splitlines()`, lazily: no empty last line for a trailing break. */
 export function* pythonSplitLines(text: string): Generator<string> {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: \x1c-\x1e and \x85 are line breaks to Python
   const lineBreak = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
   let start = 0;
   for (let m = lineBreak.exec(text); m !== null; m = lineBreak.exec(text)) {

@@ -20,7 +20,7 @@ import { pythonStrip } from '../flags/python-repr.js';
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
 import { pythonCsvRows, pythonSplitLines } from './python-csv.js';
 
-export type CsvIdType = 'person_id' | 'distinct_id' | 'email';
+type CsvIdType = 'person_id' | 'distinct_id' | 'email';
 
 export interface StaticCohortCsv {
   /** What the IDs are: distinct ids, person UUIDs or email addresses. */

@@ -5,13 +5,13 @@
  * src/config/load-config.ts merges, validates and freezes.
  */
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const HTTP_BACKENDS = ['auto', 'uws', 'node'] as const;
-export type HttpBackend = (typeof HTTP_BACKENDS)[number];
+const HTTP_BACKENDS = ['auto', 'uws', 'node'] as const;
+type HttpBackend = (typeof HTTP_BACKENDS)[number];
 
-export const SYNC_MODES = ['durable', 'async', 'none'] as const;
+const SYNC_MODES = ['durable', 'async', 'none'] as const;
 export type SyncMode = (typeof SYNC_MODES)[number];
 
 export interface BootstrapConfig {

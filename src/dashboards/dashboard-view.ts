@@ -21,7 +21,7 @@ export interface SeriesResult {
   aggregated_value: number;
 }
 
-export type TileDisplay = 'ActionsLineGraph' | 'ActionsTable';
+type TileDisplay = 'ActionsLineGraph' | 'ActionsTable';
 
 export interface TileView {
   id: number;

@@ -11,7 +11,7 @@
 import type { DashboardPageModel, SeriesResult, TileView } from './dashboard-view.js';
 
 /** Series colours, readable on white; series past the last one cycle back to the first. */
-export const SERIES_COLOURS: readonly string[] = [
+const SERIES_COLOURS: readonly string[] = [
   '#1d4aff', '#cd0f74', '#43827e', '#621da6', '#f04f58', '#529a0a', '#0476fb', '#fe729e', '#35416b', '#d97706',
 ];
 

@@ -12,7 +12,7 @@ import type { StoredEvent } from '../ingest/types.js';
 import { USAGE_EVENTS, type UsageEvent } from './usage-insights.js';
 
 /** Room left in a rollup key beside a 400-character flag key and a user (`d` + a 200-character distinct id). */
-export const MAX_BREAKDOWN_BYTES = 400;
+const MAX_BREAKDOWN_BYTES = 400;
 
 export interface UsageContribution {
   event: UsageEvent;

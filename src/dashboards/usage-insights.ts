@@ -30,7 +30,7 @@ export interface InsightDefinition {
 }
 
 /** A tile name holding this marks an enriched dashboard (PostHog's `usage_dashboard_has_enriched_insights`). */
-export const ENRICHED_MARKER = 'Feature Viewed';
+const ENRICHED_MARKER = 'Feature Viewed';
 
 export function usageInsights(flagKey: string): InsightDefinition[] {
   return [

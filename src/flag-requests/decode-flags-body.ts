@@ -102,7 +102,7 @@ function payloadText(payload: ExtractedPayload, maxBytes: number): string {
 }
 
 /** `JSON.parse`, retried once with bare non-finite literals turned into `null`; `undefined` = not JSON. */
-export function parseJsonTolerant(text: string): unknown {
+function parseJsonTolerant(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

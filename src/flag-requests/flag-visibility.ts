@@ -10,7 +10,7 @@ import type { EvaluationRuntime } from '../flags/feature-flag.js';
 import type { FlagSnapshot } from '../flags/engine/snapshot-types.js';
 
 /** Keys of the flags PostHog creates for survey targeting (Rust `SURVEY_TARGETING_FLAG_PREFIX`). */
-export const SURVEY_TARGETING_FLAG_PREFIX = 'survey-targeting-';
+const SURVEY_TARGETING_FLAG_PREFIX = 'survey-targeting-';
 
 /** What of the request decides its runtime (Rust `detect_evaluation_runtime_from_request`). */
 export interface RuntimeClues {

@@ -93,7 +93,7 @@ export function searchLimit(length: number, attemptCost: number, anchored: boole
  * a search at these limits on the 2-core development machine; the evaluation's allowance
  * (regex-allowance.ts) bounds their sum.
  */
-export const ALWAYS_SEARCHED_LENGTH = 1024;
+const ALWAYS_SEARCHED_LENGTH = 1024;
 const FLOOR_STEPS = 2 ** 20;
 
 /** Input lengths at which a pattern's limits are worked out: ⌈2^(k/4)⌉, k = 0, 1, …, 100. */

@@ -15,7 +15,7 @@ import { isAdminLevel } from '../auth/organization-level.js';
 import { HedgerowError } from '../errors.js';
 
 /** The parts of a user the rules read. */
-export interface EditingUser {
+interface EditingUser {
   id: number;
   /** PostHog's membership level: 1 member, 8 admin, 15 owner. */
   organization_level: number;
@@ -78,11 +78,6 @@ export function roleAccessEditDecision(input: RoleAccessEditInput): RoleAccessEd
   if (!input.flag) return 'flag_not_found';
   if (isCreator(input.user, input.flag.created_by)) return 'allow';
   return input.userRoleLevels.includes(ACCESS_LEVEL.CAN_ALWAYS_EDIT) ? 'allow' : 'deny';
-}
-
-/** `roleAccessEditDecision(...) === 'allow'`; a missing flag counts as no. */
-export function canEditRoleAccess(input: RoleAccessEditInput): boolean {
-  return roleAccessEditDecision(input) === 'allow';
 }
 
 /** Throws the catalogued 404 or 403 unless the decision is `allow`. */

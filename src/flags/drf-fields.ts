@@ -20,7 +20,7 @@ const NULL_STRINGS = new Set<unknown>(['null', 'Null', 'NULL', '']);
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-export const DATETIME_FORMAT_ERROR =
+const DATETIME_FORMAT_ERROR =
   'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
 
 function failNull(attr: string): never {

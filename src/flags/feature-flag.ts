@@ -93,6 +93,3 @@ export const LOGGED_FIELDS = [
   'evaluation_tags',
   'version',
 ] as const satisfies readonly (keyof FeatureFlagRecord)[];
-
-/** PostHog's list/value cap per property (MAX_PROPERTY_VALUES); tests may lower it. */
-export const DEFAULT_MAX_PROPERTY_VALUES = 1000;

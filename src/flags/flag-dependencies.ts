@@ -10,7 +10,7 @@ import { HedgerowError } from '../errors.js';
 import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';
 
 /** The raw `key`s of every flag-type property in the filters' groups, in order. */
-export function flagPropertyKeys(filters: FlagFilters): unknown[] {
+function flagPropertyKeys(filters: FlagFilters): unknown[] {
   const groups = Array.isArray(filters.groups) ? filters.groups : [];
   const keys: unknown[] = [];
   for (const group of groups) {

@@ -33,7 +33,7 @@ export interface FilterValidationContext {
   now: Date;
 }
 
-export const FILTER_ERRORS = {
+const FILTER_ERRORS = {
   noGroups: 'Feature flags must have at least one condition set (group).',
   personOnly: 'Filters are not valid (can only use person and cohort properties)',
   groupOnly: 'Filters are not valid (can only use group properties)',

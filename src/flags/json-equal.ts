@@ -21,7 +21,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     for (const k of ka) {
-      if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual(a[k], b[k])) return false;
+      if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
     }
     return true;
   }

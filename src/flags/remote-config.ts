@@ -19,7 +19,7 @@ export interface RemoteConfigProject {
  * Body encodings Hedgerow's capture accepts that posthog-js can choose from this list: modern
  * versions pick gzip when `gzip-js` is listed; versions before gzip support used `lz64`.
  */
-export const SUPPORTED_COMPRESSION: readonly string[] = Object.freeze(['gzip', 'gzip-js', 'lz64']);
+const SUPPORTED_COMPRESSION: readonly string[] = Object.freeze(['gzip', 'gzip-js', 'lz64']);
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -85,8 +85,8 @@ export function arrayConfigBody(project: RemoteConfigProject): Record<string, un
  * U+2028 and U+2029 (which only occur inside strings) become `\u` escapes.
  */
 export function scriptSafeJson(value: unknown): string {
-  const escape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, escape);
+  const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, unicodeEscape);
 }
 
 /**

@@ -126,7 +126,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
 ];
 
 function sent(body: Readonly<Record<string, unknown>>, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(body, field) && body[field] !== undefined;
+  return Object.hasOwn(body, field) && body[field] !== undefined;
 }
 
 /** `validate()`: evaluation tags must be a subset of the flag's tags (attr null). */

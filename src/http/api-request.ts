@@ -21,7 +21,7 @@ import type { HttpRequest } from './types.js';
 
 export type JsonObject = Record<string, unknown>;
 
-export interface ApiRequest {
+interface ApiRequest {
   readonly http: HttpRequest;
   readonly query: URLSearchParams;
   /** The parsed body: `{}` when empty; form fields as strings. */
@@ -90,7 +90,7 @@ function apiRequest(auth: AuthStore, http: HttpRequest, scope: RequiredScope): A
 }
 
 /** The request body as an object: JSON, or `application/x-www-form-urlencoded` (last value wins). */
-export function readBody(http: HttpRequest): JsonObject {
+function readBody(http: HttpRequest): JsonObject {
   if (http.body.byteLength === 0) return {};
   const text = Buffer.from(http.body.buffer, http.body.byteOffset, http.body.byteLength).toString('utf8');
   const type = http.header('content-type').split(';')[0]!.trim().toLowerCase();

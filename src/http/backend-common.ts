@@ -134,7 +134,7 @@ const FALLBACK_500: HttpResponse = {
 };
 
 /** Maps a thrown error through onError; if onError itself throws, a fixed 500. */
-export function errorResponse(opts: BackendOptions, err: unknown): HttpResponse {
+function errorResponse(opts: BackendOptions, err: unknown): HttpResponse {
   try {
     return opts.onError(err);
   } catch {

@@ -7,14 +7,13 @@
 
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+import type { HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
 
-export type UwsRequest = HttpRequest;
 export type UwsResponse = HttpResponse;
 export type UwsListenSocket = us_listen_socket;
 
 /** The package's typings lack `close()`, which the native App has (closes every socket). */
-export type UwsApp = TemplatedApp & { close?: () => void };
+type UwsApp = TemplatedApp & { close?: () => void };
 
 /** The part of the native module Hedgerow uses. */
 export interface UwsBinding {

@@ -22,7 +22,7 @@ import { addFlagDefinitionsRoutes } from './routes/flag-definitions-routes.js';
 import type { LocalRoutesSetup } from './thread-messages.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
-export interface LocalAnswer {
+interface LocalAnswer {
   /** The route's metrics name. */
   route: string;
   response: HttpResponse | Promise<HttpResponse>;

@@ -12,7 +12,7 @@ import { Busboy } from '@fastify/busboy';
 import { HedgerowError } from '../errors.js';
 import type { HttpRequest } from './types.js';
 
-export interface UploadedFile {
+interface UploadedFile {
   /** Without any directory part, as Django keeps it. */
   readonly filename: string;
   readonly data: Buffer;

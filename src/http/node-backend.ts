@@ -187,7 +187,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     // request after it is answered as a first one would be.
     const previous = responses.get(socket);
     const closes = (r: http.ServerResponse): boolean => !r.shouldKeepAlive || /close/i.test(String(r.getHeader('connection') ?? ''));
-    const busyOrClosing = previous !== undefined && previous.headersSent && (!previous.writableEnded || closes(previous));
+    const busyOrClosing = previous?.headersSent && (!previous.writableEnded || closes(previous));
     if (busyOrClosing) socket.destroy();
     else answerClientError(socket, err);
   });

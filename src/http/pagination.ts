@@ -9,7 +9,7 @@ import { HedgerowError } from '../errors.js';
 import { absoluteUrl } from './api-request.js';
 import type { HttpRequest } from './types.js';
 
-export const DEFAULT_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 100;
 
 export interface LimitOffset {
   limit: number;

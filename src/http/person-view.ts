@@ -10,7 +10,7 @@ import type { PersonRecord } from '../store/person-store.js';
 import { isoMicros } from '../util/iso-micros.js';
 
 /** PostHog's default display-name properties, in order (a project may override them in PostHog; not here). */
-export const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [
+const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [
   'email',
   'Email',
   '$email',

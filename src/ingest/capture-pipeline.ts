@@ -11,11 +11,7 @@ import { parseCaptureBody, type ParsedBody } from './parse-body.js';
 import { extractToken } from './token.js';
 import type { CaptureRequest } from './types.js';
 
-export type { CaptureQuery } from './capture-query.js';
-export type { NormalizeContext, NormalizeResult } from './normalize-event.js';
-export type { ParsedBody, RawEvent } from './parse-body.js';
-export type { TokenShape, TokenShapeProblem } from './token.js';
-export { validateTokenShape } from './token.js';
+export type { NormalizeResult } from './normalize-event.js';
 
 export interface ParsedCapture {
   body: ParsedBody;

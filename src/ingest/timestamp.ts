@@ -11,7 +11,7 @@ import { parseDateMs } from './parse-date.js';
 const QUERY_SENT_AT_MIN_MS = 1_609_459_200_000;
 const DIGITS = /^\d{1,16}$/;
 
-export type TimestampSource = 'Now' | 'ClientTimestamp' | 'SentAtSkew' | 'Offset';
+type TimestampSource = 'Now' | 'ClientTimestamp' | 'SentAtSkew' | 'Offset';
 
 export interface EventTimestampInput {
   /** The event's `timestamp` (used only when it is a string that parses). */

@@ -7,14 +7,14 @@ import { HedgerowError } from '../errors.js';
 import { MAX_TOKEN_CHARS } from '../limits.js';
 import type { ParsedBody, RawEvent } from './parse-body.js';
 
-export type TokenShapeProblem = 'empty' | 'too_long' | 'not_ascii' | 'personal_api_key' | 'null_byte';
+type TokenShapeProblem = 'empty' | 'too_long' | 'not_ascii' | 'personal_api_key' | 'null_byte';
 
 export type TokenShape = { ok: true; token: string } | { ok: false; reason: TokenShapeProblem };
 
 const PERSONAL_API_KEY_PREFIX = 'phx_';
 
 /** An event's own token: top-level `token`, `$token`, `api_key`, then `properties.token` (strings only). */
-export function eventToken(event: RawEvent): string | undefined {
+function eventToken(event: RawEvent): string | undefined {
   if (typeof event.token === 'string') return event.token;
   if (typeof event.$token === 'string') return event.$token;
   if (typeof event.api_key === 'string') return event.api_key;

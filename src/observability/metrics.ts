@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 import type { ThreadSample } from './thread-cpu.js';
 
-export const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
+const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 /** What one worker task reports about the events it handled (plain data, crosses threads). */
@@ -21,7 +21,7 @@ export interface IngestStats {
 }
 
 /** Sampled at scrape time, so the pool is not touched per task. */
-export interface PoolSample {
+interface PoolSample {
   queueDepth: number;
   /** 0..1, Piscina's `utilization`. */
   utilization: number;

@@ -10,7 +10,7 @@
 export const MAX_GROUP_TYPES = 5;
 
 /** PostHog's group type mapping holds names in a varchar(400): a longer name is never registered. */
-export const MAX_GROUP_TYPE_CHARS = 400;
+const MAX_GROUP_TYPE_CHARS = 400;
 
 /**
  * Index for `name` given the project's mapping name→index: its existing index, else the lowest

@@ -35,7 +35,7 @@ import { EVENTS_WITHOUT_PERSON_UPDATES, eventPropertyUpdates, type PropertyUpdat
 export type MergeKind = '$identify' | '$create_alias' | '$merge_dangerously';
 
 /** Ingestion warnings PostHog emits for an event at this stage, by PostHog's names. */
-export type PersonEventWarning =
+type PersonEventWarning =
   | { type: 'invalid_process_person_profile'; value: unknown }
   /** PostHog drops the whole event; here it simply has no person or group effect. */
   | { type: 'invalid_event_when_process_person_profile_is_false' }
@@ -62,7 +62,7 @@ export interface PersonEventPlan {
 }
 
 /** Events that never touch persons or groups: separate pipelines in PostHog. */
-export const EVENTS_WITHOUT_PERSONS: ReadonlySet<string> = new Set([...EVENTS_WITHOUT_PERSON_UPDATES, '$$client_ingestion_warning']);
+const EVENTS_WITHOUT_PERSONS: ReadonlySet<string> = new Set([...EVENTS_WITHOUT_PERSON_UPDATES, '$$client_ingestion_warning']);
 
 /** Events PostHog refuses outright when they come with `$process_person_profile: false`. */
 const PERSONFUL_ONLY_EVENTS: ReadonlySet<string> = new Set(['$identify', '$create_alias', '$merge_dangerously', '$groupidentify']);
@@ -100,7 +100,7 @@ function mergeTrigger(
     kind = e.event;
     value = props.alias;
   } else if (e.event === '$identify') {
-    if (!Object.prototype.hasOwnProperty.call(props, '$anon_distinct_id')) return {};
+    if (!Object.hasOwn(props, '$anon_distinct_id')) return {};
     kind = '$identify';
     value = props.$anon_distinct_id;
   } else {
@@ -123,7 +123,7 @@ export function planPersonEvent(e: Pick<StoredEvent, 'event' | 'distinct_id' | '
     return { processPerson: false, updates: none, warnings: [{ type: 'invalid_event_when_process_person_profile_is_false' }] };
   }
   const warnings: PersonEventWarning[] = [];
-  if (Object.prototype.hasOwnProperty.call(props, '$process_person_profile') && typeof props.$process_person_profile !== 'boolean') {
+  if (Object.hasOwn(props, '$process_person_profile') && typeof props.$process_person_profile !== 'boolean') {
     warnings.push({ type: 'invalid_process_person_profile', value: props.$process_person_profile });
   }
   const { merge, warning } = mergeTrigger(e);

@@ -44,11 +44,11 @@ export interface PropertyUpdates {
 export const EVENTS_WITHOUT_PERSON_UPDATES: ReadonlySet<string> = new Set(['$exception', '$$heatmap']);
 
 /** `survey shown` also sets this person property to the event's timestamp. */
-export const SURVEY_SHOWN_EVENT = 'survey shown';
-export const SURVEY_LAST_SEEN_DATE = '$survey_last_seen_date';
+const SURVEY_SHOWN_EVENT = 'survey shown';
+const SURVEY_LAST_SEEN_DATE = '$survey_last_seen_date';
 
 /** Set by PostHog on every person it creates: the uuid of the event that created it. */
-export const CREATOR_EVENT_UUID = '$creator_event_uuid';
+const CREATOR_EVENT_UUID = '$creator_event_uuid';
 
 /** Device and page properties lifted from an event onto its person (`EVENT_TO_PERSON_PROPERTIES`). */
 const EVENT_TO_PERSON_PROPERTIES = [

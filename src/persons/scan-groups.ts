@@ -10,7 +10,7 @@ import type { GroupReader, GroupRecord } from '../store/group-store.js';
 import type { ScanPacing } from '../store/scan-in-slices.js';
 
 /** PostHog's `GroupCursorPagination.page_size`. */
-export const GROUPS_PAGE_SIZE = 100;
+const GROUPS_PAGE_SIZE = 100;
 
 const NEWEST_FIRST: CursorOrdering<GroupRecord> = {
   position: (g) => g.created_at,

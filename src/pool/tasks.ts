@@ -21,18 +21,18 @@ export interface WorkerSetup {
   nice: number;
 }
 
-export interface CaptureTask {
+interface CaptureTask {
   kind: 'capture';
   requests: CaptureRequest[];
 }
 
-export interface FlagsTask {
+interface FlagsTask {
   kind: 'flags';
   requests: FlagsHttpRequest[];
 }
 
 /** A page of the events API, read in slices of `sliceMs` for at most `budgetMs` (src/store/list-events.ts). */
-export interface EventsPageTask {
+interface EventsPageTask {
   kind: 'events-page';
   query: EventsPageQuery;
   sliceMs: number;
@@ -40,14 +40,14 @@ export interface EventsPageTask {
 }
 
 /** A page of the persons list, read in slices of `sliceMs` (src/persons/scan-persons.ts). */
-export interface PersonsPageTask {
+interface PersonsPageTask {
   kind: 'persons-page';
   query: PersonsPageQuery;
   sliceMs: number;
 }
 
 /** The person with a UUID, read in slices of `sliceMs`. */
-export interface PersonByUuidTask {
+interface PersonByUuidTask {
   kind: 'person-by-uuid';
   projectId: number;
   uuid: string;
@@ -55,20 +55,20 @@ export interface PersonByUuidTask {
 }
 
 /** The distinct ids of the persons a static cohort's members name, read in slices of `sliceMs`. */
-export interface PersonsNamedTask {
+interface PersonsNamedTask {
   kind: 'persons-named';
   query: PersonsNamedQuery;
   sliceMs: number;
 }
 
 /** A page of the groups list, read in slices of `sliceMs` (src/persons/scan-groups.ts). */
-export interface GroupsPageTask {
+interface GroupsPageTask {
   kind: 'groups-page';
   query: GroupsPageQuery;
   sliceMs: number;
 }
 
-export interface PingTask {
+interface PingTask {
   kind: 'ping';
 }
 

@@ -28,7 +28,7 @@ export interface RingSlot {
  * About 13,000 events of posthog-node's size (~600 bytes each in a block): more than the default
  * backlog bound lets the processor fall behind (HEDGEROW_MAX_PERSON_BACKLOG, 10,000 events).
  */
-export const HANDOFF_RING_BYTES = 8 * 1024 * 1024;
+const HANDOFF_RING_BYTES = 8 * 1024 * 1024;
 
 export class HandOffRing {
   readonly buffer: SharedArrayBuffer;

@@ -87,7 +87,7 @@ export class PersonProcessorThread {
    * back (handoff-ring.ts). A ring with no room for it leaves it to be read back.
    */
   handOff(key: EventKey, block: Uint8Array): void {
-    if (this.stopped) return;
+    if (this.stopped !== undefined) return;
     const slot = this.ring.place(key, block);
     if (slot === undefined) return;
     this.handedOff.push(slot);
@@ -99,16 +99,16 @@ export class PersonProcessorThread {
   private sendHandedOff(): void {
     const blocks = this.handedOff;
     this.handedOff = [];
-    if (blocks.length > 0 && !this.stopped) this.worker.postMessage({ type: 'tick', blocks } satisfies ProcessorCommand);
+    if (blocks.length > 0 && this.stopped === undefined) this.worker.postMessage({ type: 'tick', blocks } satisfies ProcessorCommand);
   }
 
   /** Wakes the processor (coalesced: one message per event-loop turn). */
   notify(): void {
-    if (this.tickQueued || this.stopped) return;
+    if (this.tickQueued || this.stopped !== undefined) return;
     this.tickQueued = true;
     setImmediate(() => {
       this.tickQueued = false;
-      if (!this.stopped) this.worker.postMessage({ type: 'tick' } satisfies ProcessorCommand);
+      if (this.stopped === undefined) this.worker.postMessage({ type: 'tick' } satisfies ProcessorCommand);
     });
   }
 
@@ -129,7 +129,7 @@ export class PersonProcessorThread {
   /** Asks the processor's thread for a blast radius (answered between two batches). */
   blastRadius(query: BlastRadiusQuery): Promise<BlastRadiusReply> {
     if (this.hasExited) return Promise.resolve({ ok: false, error: 'the person processor is not running' });
-    if (this.stopped) return Promise.resolve({ ok: false, error: 'the person processor is stopping' });
+    if (this.stopped !== undefined) return Promise.resolve({ ok: false, error: 'the person processor is stopping' });
     const id = this.nextQuestion++;
     return new Promise((resolve) => {
       this.questions.set(id, resolve);

@@ -20,7 +20,7 @@ import { applyEvent, type ApplyOutcome } from './apply-event.js';
 import { compareEventKeys } from './event-keys.js';
 import { HandedOffBlocks, type HandedOffBlock } from './handed-off-blocks.js';
 
-export const CURSOR_KEY = 'person_processor_cursor';
+const CURSOR_KEY = 'person_processor_cursor';
 
 /**
  * The batch's transaction commits without flushing under LMDB's write lock, and the flush follows

@@ -19,7 +19,7 @@ export interface UnitPaths {
   envFile: string;
 }
 
-export const DEFAULT_UNIT_PATHS: Readonly<UnitPaths> = Object.freeze({
+const DEFAULT_UNIT_PATHS: Readonly<UnitPaths> = Object.freeze({
   binary: '/usr/local/bin/hedgerow',
   envFile: '/etc/hedgerow/hedgerow.env',
 });
@@ -28,7 +28,7 @@ export const DEFAULT_UNIT_PATHS: Readonly<UnitPaths> = Object.freeze({
  * Seconds systemd waits after SIGTERM: longer than the daemon's graceful drain
  * (`HEDGEROW_SHUTDOWN_TIMEOUT_MS`, default 10 s) plus its 5 s to close the pool and LMDB.
  */
-export const STOP_TIMEOUT_S = 30;
+const STOP_TIMEOUT_S = 30;
 
 export function systemdUnit(paths: UnitPaths = DEFAULT_UNIT_PATHS): string {
   return `# Hedgerow: a PostHog-compatible ingestion and feature flag daemon.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { BootstrapConfig } from '../config/schema.js';
 import { ORGANIZATION_LEVEL, type AuthStore } from './auth-store.js';
 
-export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
+const CREDENTIALS_FILE = 'bootstrap-credentials.json';
 
 export interface BootstrapResult {
   projectId: number;
@@ -20,7 +20,7 @@ export interface BootstrapResult {
   generated: { projectApiKey: boolean; personalApiKey: boolean };
 }
 
-export const ADMIN_EMAIL = 'admin@hedgerow.local';
+const ADMIN_EMAIL = 'admin@hedgerow.local';
 
 /** Creates the defaults when the store is empty; returns undefined when it was not. */
 export function bootstrapIfEmpty(

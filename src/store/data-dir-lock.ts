@@ -18,7 +18,7 @@ export interface DataDirLock {
 const NO_LOCK: DataDirLock = { release: () => Promise.resolve() };
 
 /** The abstract socket name that stands for a data directory. */
-export function lockName(dataDir: string): string {
+function lockName(dataDir: string): string {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const digest = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 40);
   return `\0hedgerow-data-dir-${digest}`;

@@ -236,7 +236,7 @@ function sameBlock(key: EventKey, p: EventPosition): boolean {
   return key[0] === p[0] && key[1] === p[1] && key[2] === p[2];
 }
 
-export function encodeCursor(p: EventPosition): string {
+function encodeCursor(p: EventPosition): string {
   return Buffer.from(p.join('.')).toString('base64url');
 }
 

@@ -29,7 +29,7 @@ import { HedgerowError } from '../errors.js';
 import { isoMicros } from '../util/iso-micros.js';
 import { nextId, type StoreDatabases, type StoreKey } from './open-store.js';
 
-export { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, FEATURE_FLAGS_RESOURCE, type AccessLevel, type Resource };
+export { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, type AccessLevel, type Resource };
 
 export interface Role {
   /** A UUID. */
@@ -87,8 +87,8 @@ export interface UserFlagAccess {
 export const ROLE_NAME_MAX_LENGTH = 200;
 
 export const ROLE_NAME_TAKEN = 'There is already a role with this name.';
-export const USER_ALREADY_IN_ROLE = 'User is already part of the role.';
-export const RESOURCE_ACCESS_EXISTS = 'This resource access already exists.';
+const USER_ALREADY_IN_ROLE = 'User is already part of the role.';
+const RESOURCE_ACCESS_EXISTS = 'This resource access already exists.';
 
 const K = {
   role: (id: string) => ['role', id],

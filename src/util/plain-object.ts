@@ -7,7 +7,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** An own key (inherited names such as `toString` do not count). */
 export function hasOwn(obj: Readonly<Record<string, unknown>>, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, key);
+  return Object.hasOwn(obj, key);
 }
 
 /** `obj[key] = value` that also works for a key named `__proto__` (plain JSON keys can be). */

@@ -13,13 +13,6 @@ export function trimWhere(s: string, isSpace: (code: number) => boolean): string
   return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 
-/** `s` without its leading code units for which `isSpace` holds. */
-export function trimStartWhere(s: string, isSpace: (code: number) => boolean): string {
-  let start = 0;
-  while (start < s.length && isSpace(s.charCodeAt(start))) start++;
-  return start === 0 ? s : s.slice(start);
-}
-
 /** Unicode's White_Space property: what Rust's `str::trim` removes (JavaScript's `trim` also takes U+FEFF). */
 export function isUnicodeWhiteSpace(c: number): boolean {
   return (

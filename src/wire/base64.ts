@@ -22,7 +22,7 @@ function isBase64Char(c: number, loose: boolean): boolean {
 export function looksLikeBase64(payload: Uint8Array | string, loose: boolean): boolean {
   const n = payload.length;
   if (n === 0 || n % 4 !== 0) return false;
-  const end = n < SNIFF_BYTES ? n : SNIFF_BYTES;
+  const end = Math.min(n, SNIFF_BYTES);
   if (typeof payload === 'string') {
     for (let i = 0; i < end; i++) if (!isBase64Char(payload.charCodeAt(i), loose)) return false;
   } else {

@@ -58,7 +58,7 @@ function hasFormKeyAt(payload: Uint8Array, at: number): boolean {
 /** Within the first 128 bytes, starts with (or has `&` followed by) `data=`, `_=`, `ip=` or `compression=`. */
 export function looksLikeForm(payload: Uint8Array): boolean {
   if (hasFormKeyAt(payload, 0)) return true;
-  const end = payload.length < SNIFF_BYTES ? payload.length : SNIFF_BYTES;
+  const end = Math.min(payload.length, SNIFF_BYTES);
   for (let i = 0; i < end; i++) {
     if (payload[i] === AMPERSAND && hasFormKeyAt(payload, i + 1)) return true;
   }

@@ -14,7 +14,7 @@ import { abortMidBody, json, request, until } from './client.js';
 
 export type BackendFactory = (opts: BackendOptions) => HttpBackend;
 
-export const CAP = 2 * 1024 * 1024;
+const CAP = 2 * 1024 * 1024;
 
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 
@@ -22,13 +22,13 @@ const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('he
  * `n` UTF-16 code units of text with one-, two-, three- and four-byte UTF-8 characters and a lone
  * surrogate (sent as U+FFFD), the seed repeated through it so that answers are told apart.
  */
-export function sampleText(n: number, seed: string): string {
+function sampleText(n: number, seed: string): string {
   const unit = `${seed}|aé日😀\uD800`;
   return unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 }
 
 /** Echo handler: each path shows one behaviour; the default echoes what the backend read. */
-export const echoHandler: Handler = async (req): Promise<HttpResponse> => {
+const echoHandler: Handler = async (req): Promise<HttpResponse> => {
   const params = new URLSearchParams(req.query);
   switch (req.path) {
     case '/raw':
@@ -308,7 +308,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(r.headers['connection']).toBe('close');
         expect(b.inFlight).toBe(0);
       } finally {
-        b.close();
+        void b.close();
       }
     });
 
@@ -343,7 +343,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(b.inFlight).toBe(0);
       } finally {
         agent.destroy();
-        b.close();
+        void b.close();
       }
     });
 
@@ -355,7 +355,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         (e: NodeJS.ErrnoException) => e.code,
       );
       expect(await until(() => b.inFlight === 1)).toBe(true);
-      b.close();
+      void b.close();
       expect(await slow).toBe('ECONNRESET');
       expect(await until(() => b.inFlight === 0)).toBe(true);
       await sleep(350); // the handler finishes after close and must not write
@@ -370,7 +370,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         expect(await json(p, { host: '127.0.0.1' })).toMatchObject({ ip: '127.0.0.1' });
         expect(await json(p, { host: '::1' })).toMatchObject({ ip: '::1' });
       } finally {
-        b.close();
+        void b.close();
       }
     });
 
@@ -381,8 +381,8 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
         const p = await a.listen('127.0.0.1', 0);
         await expect(b.listen('127.0.0.1', p)).rejects.toThrow();
       } finally {
-        a.close();
-        b.close();
+        void a.close();
+        void b.close();
       }
     });
   });

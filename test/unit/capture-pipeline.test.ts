@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { normalizeCapture, prepareCapture, validateTokenShape } from '../../src/ingest/capture-pipeline.js';
+import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
+import { validateTokenShape } from '../../src/ingest/token.js';
 import { expectHedgerowError, request, vectorBody, vectorPath, vectorsFor } from './ingestion-vectors.js';
 
 const CAP = 5 * 1024 * 1024;

@@ -10,7 +10,7 @@ import type { FeatureFlagRecord, FlagFilters } from '../../src/flags/feature-fla
 import { compileSnapshot } from '../../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags, flagValue } from '../../src/flags/engine/evaluate-flags.js';
 import type { EvaluationContext, FlagResult } from '../../src/flags/engine/evaluate-types.js';
-import { hashFraction } from '../../src/flags/engine/hash.js';
+import { sha1Fraction } from '../../src/flags/engine/sha1.js';
 import type { CohortDefinition } from '../../src/flags/engine/snapshot-types.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 
@@ -50,14 +50,14 @@ const inCohort = (id: number, operator?: string) => ({ key: 'id', type: 'cohort'
 function idWhere(key: string, salt: string, test: (h: number) => boolean, prefix = 'user'): string {
   for (let i = 0; i < 10_000; i++) {
     const id = `${prefix}-${i}`;
-    if (test(hashFraction(`${key}.${id}${salt}`))) return id;
+    if (test(sha1Fraction(`${key}.${id}${salt}`))) return id;
   }
   throw new Error('no identifier found');
 }
 
 /** First identifier `prefix-N` whose holdout hash satisfies `test`. */
 function holdoutIdWhere(prefix: string, test: (h: number) => boolean): string {
-  for (let i = 0; i < 10_000; i++) if (test(hashFraction(`holdout-${prefix}-${i}`))) return `${prefix}-${i}`;
+  for (let i = 0; i < 10_000; i++) if (test(sha1Fraction(`holdout-${prefix}-${i}`))) return `${prefix}-${i}`;
   throw new Error('no identifier found');
 }
 
@@ -223,7 +223,7 @@ describe('variants and payloads (docs/compatibility.md#hashing-and-bucketing)', 
     const flag = flagRecord(1, 'mv', { groups: [{}], multivariate: variants });
     for (let i = 0; i < 50; i++) {
       const id = `id-${i}`;
-      const h = hashFraction(`mv.${id}variant`);
+      const h = sha1Fraction(`mv.${id}variant`);
       const expected = h < 0.5 ? 'first' : h < 0.7 ? 'second' : 'third';
       expect(one(flag, { distinctId: id }).variant).toBe(expected);
     }

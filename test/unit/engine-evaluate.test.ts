@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { FeatureFlagRecord, FlagFilters } from '../../src/flags/feature-flag.js';
 import { compileSnapshot } from '../../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags, flagValue } from '../../src/flags/engine/evaluate-flags.js';
-import { bucketHash, hashFraction } from '../../src/flags/engine/hash.js';
+import { bucketHash } from '../../src/flags/engine/hash.js';
+import { sha1Fraction } from '../../src/flags/engine/sha1.js';
 import type { CohortDefinition } from '../../src/flags/engine/snapshot-types.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 
@@ -304,12 +305,12 @@ function reasonFor(c: FlagCase): { code: string; condition_index: number | null 
 
 describe('hash_cases', () => {
   it.each(VECTORS.hash_cases)('sha1 bucket of $hashed_string', ({ hashed_string, expected }) => {
-    expect(hashFraction(hashed_string)).toBe(expected);
+    expect(sha1Fraction(hashed_string)).toBe(expected);
   });
 
   it('hashes "<key>.<id><salt>" (docs/compatibility.md#hashing-and-bucketing; a worked example) and maps an empty identifier to 0', () => {
     expect(bucketHash('some-flag.', 'some_distinct_id', '')).toBe(0.8937694017077238);
-    expect(bucketHash('some-flag.', 'some_distinct_id', 'variant')).toBe(hashFraction('some-flag.some_distinct_idvariant'));
+    expect(bucketHash('some-flag.', 'some_distinct_id', 'variant')).toBe(sha1Fraction('some-flag.some_distinct_idvariant'));
     expect(bucketHash('some-flag.', '', '')).toBe(0);
   });
 });

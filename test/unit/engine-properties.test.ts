@@ -10,14 +10,41 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   compilePropertyMatcher,
-  matchInProperties,
-  matchOverridesOnly,
   NEVER_MATCHES,
   PROPERTY_OPERATORS,
 } from '../../src/flags/engine/match-property.js';
-import type { PropertyFilter } from '../../src/flags/engine/property-matcher.js';
+import type { PropertyFilter, PropertyMatcher } from '../../src/flags/engine/property-matcher.js';
 import { parseRelativeDate, resolveRelativeDate } from '../../src/flags/engine/relative-date.js';
 import { toSemver } from '../../src/flags/engine/semver.js';
+
+/**
+ * Full-properties mode (what `/flags` uses once person properties are loaded): the filter's key
+ * is looked up as an own property, so a missing key is `present: false`.
+ */
+function matchInProperties(
+  matcher: PropertyMatcher,
+  key: string,
+  properties: Readonly<Record<string, unknown>>,
+  now: Date,
+): boolean {
+  const present = Object.hasOwn(properties, key);
+  return matcher(present ? properties[key] : undefined, present, now);
+}
+
+/**
+ * The Rust service's partial-properties mode (spec §3.2), used when only the request's override
+ * properties are known: a filter whose key is absent cannot be decided (`undefined`; the caller
+ * loads the stored properties and evaluates in full mode). A present key matches as usual.
+ */
+function matchOverridesOnly(
+  matcher: PropertyMatcher,
+  key: string,
+  overrides: Readonly<Record<string, unknown>>,
+  now: Date,
+): boolean | undefined {
+  if (!Object.hasOwn(overrides, key)) return undefined;
+  return matcher(overrides[key], true, now);
+}
 
 interface OperatorCase {
   source: string;
@@ -271,7 +298,7 @@ describe('semver_parse_cases', () => {
    * Vector correction: feature-flags.spec.ts:3634 writes '\t1.2.3\n' (a real tab and newline);
    * the extractor kept the escapes as text.
    */
-  const unescape = (c: SemverParseCase): string =>
+  const realEscapes = (c: SemverParseCase): string =>
     c.source.includes('feature-flags.spec.ts:3634 ') ? c.input.replace('\\t', '\t').replace('\\n', '\n') : c.input;
 
   /**
@@ -302,7 +329,7 @@ describe('semver_parse_cases', () => {
     (_name, c) => {
       const server = differs.get(c.input);
       if (server === undefined) {
-        expect(parse(unescape(c))).toEqual(c.expected);
+        expect(parse(realEscapes(c))).toEqual(c.expected);
       } else {
         expect(server).not.toEqual(c.expected);
         expect(parse(c.input)).toEqual(server);

@@ -35,7 +35,7 @@ describe('uWS native binding', () => {
       const { backend, note } = createHttpBackend(kind, options());
       expect(backend.name).toBe(name);
       expect(note).toBeUndefined();
-      backend.close();
+      void backend.close();
     }
   });
 });

@@ -85,6 +85,6 @@ describe('the person processor with handed-off blocks', () => {
     processor.handOff([{ key: first, bytes: block('late') }]);
     expect(processor.step()).toBeUndefined();
     expect(persons.byDistinctId(1, 'late')).toBeUndefined();
-    dbs.root.close();
+    void dbs.root.close();
   });
 });

@@ -53,7 +53,7 @@ describe('the person processor and hostile values', () => {
     const persons = new PersonReader(dbs);
     expect(persons.byDistinctId(1, 'after-them')).toBeDefined();
     expect(persons.byDistinctId(1, longBmp.slice(0, 200))).toBeDefined(); // capture cut it to 200 characters
-    dbs.root.close();
+    void dbs.root.close();
   });
 
   it('passes over a block whose writes LMDB refuses, applying the blocks around it', async () => {
@@ -82,7 +82,7 @@ describe('the person processor and hostile values', () => {
     const restarted = new PersonProcessor(dbs);
     expect(restarted.step()?.events).toBe(1);
     expect(persons.byDistinctId(1, 'later')).toBeDefined();
-    dbs.root.close();
+    void dbs.root.close();
   });
 
   it('passes over a block it cannot read, applying the blocks around it', async () => {
@@ -101,7 +101,7 @@ describe('the person processor and hostile values', () => {
     for (const id of ['before', 'same-commit', 'after']) expect(persons.byDistinctId(1, id)).toBeDefined();
     const unreadable = reports.flatMap((r) => r.unreadable);
     expect(unreadable).toEqual([{ key, error: expect.any(String) }]);
-    dbs.root.close();
+    void dbs.root.close();
   });
 
   it('changes a person or group with many properties in place: each event costs its own keys, not all of them', async () => {
@@ -135,7 +135,7 @@ describe('the person processor and hostile values', () => {
     const group = dbs.groups.get([1, 0, 'wide']) as { group_properties: Record<string, unknown>; version: number };
     expect(group.group_properties).toMatchObject({ n: 499, k1: 1, k99999: 99999 });
     expect(group.version).toBe(500);
-    dbs.root.close();
+    void dbs.root.close();
   });
 
   it('drops a $groupidentify whose key is over 400 characters whole, as PostHog: no person, no group type', async () => {
@@ -154,6 +154,6 @@ describe('the person processor and hostile values', () => {
     const company = dbs.groupTypes.get([1, 'company']) as number;
     expect(dbs.groups.get([1, company, 'k'.repeat(400)])).toBeDefined();
     expect([...dbs.groupTypes.getKeys({ start: [1, ''], end: [1, '\uffff'] })]).toEqual([[1, 'company'], [1, 'org']]);
-    dbs.root.close();
+    void dbs.root.close();
   });
 });

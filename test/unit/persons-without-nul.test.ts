@@ -58,6 +58,6 @@ describe('the person processor', () => {
     const stored = new GroupReader(dbs).get(1, 0, 'acme');
     expect(stored?.group_properties).toEqual({ v: 3, 'n\uFFFD': 'x\uFFFD' });
     expect(stored?.created_at).toBe('2020-01-01T00:00:00.000Z');
-    dbs.root.close();
+    void dbs.root.close();
   });
 });

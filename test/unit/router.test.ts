@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HedgerowError } from '../../src/errors.js';
+import type { HedgerowError } from '../../src/errors.js';
 import { Router } from '../../src/http/router.js';
 import type { HttpRequest } from '../../src/http/types.js';
 

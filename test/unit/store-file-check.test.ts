@@ -17,7 +17,7 @@ async function realFile(): Promise<string> {
   const dataDir = path.join(dir, 'real');
   const dbs = openStore({ dataDir, sync: 'none' });
   await dbs.root.transaction(() => {
-    for (let i = 0; i < 2000; i++) dbs.meta.put(`key-${i}`, { value: 'x'.repeat(200), i });
+    for (let i = 0; i < 2000; i++) void dbs.meta.put(`key-${i}`, { value: 'x'.repeat(200), i });
   });
   await dbs.root.close();
   return path.join(dataDir, 'hedgerow.mdb');

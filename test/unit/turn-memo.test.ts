@@ -8,7 +8,10 @@ describe('TurnMemo', () => {
     const memo = new TurnMemo<string, number>();
     let reads = 0;
     let stored = 1;
-    const read = () => (reads++, stored);
+    const read = () => {
+      reads++;
+      return stored;
+    };
     expect([memo.get('v', read), memo.get('v', read)]).toEqual([1, 1]);
     expect(reads).toBe(1);
     stored = 2;

@@ -37,18 +37,16 @@ interface Add {
 function apply(dbs: StoreDatabases, adds: readonly Add[]): void {
   const writes = new PendingWrites();
   const batch = new UsageRollupBatch(dbs, writes);
-  {
-    for (const a of adds) {
-      const c: UsageContribution = {
-        event: a.event ?? '$feature_flag_called',
-        flagKey: a.flag ?? 'beta',
-        breakdown: a.value ?? 'true',
-        day: a.day,
-      };
-      batch.add(a.project ?? 1, c, a.user);
-    }
-    batch.flush();
+  for (const a of adds) {
+    const c: UsageContribution = {
+      event: a.event ?? '$feature_flag_called',
+      flagKey: a.flag ?? 'beta',
+      breakdown: a.value ?? 'true',
+      day: a.day,
+    };
+    batch.add(a.project ?? 1, c, a.user);
   }
+  batch.flush();
   dbs.root.transactionSync(() => writes.apply());
 }
 

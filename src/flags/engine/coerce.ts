@@ -12,7 +12,7 @@
  * prints as `1` here where serde_json prints `1.0`; integer-valued numbers are printed as
  * integers (what they almost always were on the wire).
  */
-import { isUnicodeWhiteSpace, trimStartWhere, trimWhere } from '../../util/trim-where.js';
+import { isUnicodeWhiteSpace, trimWhere } from '../../util/trim-where.js';
 
 const TWO_POW_64 = 18446744073709551616;
 const TWO_POW_63 = 9223372036854775808;
@@ -102,9 +102,4 @@ export function asciiLower(s: string): string {
 /** Rust `str::trim`. */
 export function rustTrim(s: string): string {
   return trimWhere(s, isUnicodeWhiteSpace);
-}
-
-/** Rust `str::trim_start`. */
-export function rustTrimStart(s: string): string {
-  return trimStartWhere(s, isUnicodeWhiteSpace);
 }

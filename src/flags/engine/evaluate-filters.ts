@@ -54,7 +54,7 @@ function checkBudget(state: EvaluationState): void {
  * Whether one filter matches (cohort `not_in` applied; cohort-leaf `negation` is the caller's).
  * Every few filters it checks the time budget (OUT_OF_TIME).
  */
-export function filterMatches(f: CompiledFilter, state: EvaluationState): boolean {
+function filterMatches(f: CompiledFilter, state: EvaluationState): boolean {
   if (--state.filtersUntilBudgetCheck === 0) checkBudget(state);
   switch (f.kind) {
     case FILTER_PERSON: {
@@ -88,7 +88,7 @@ export function allFiltersMatch(filters: readonly CompiledFilter[], state: Evalu
   return true;
 }
 
-export function isCohortMember(cohort: CompiledCohort, state: EvaluationState): boolean {
+function isCohortMember(cohort: CompiledCohort, state: EvaluationState): boolean {
   const cached = state.cohorts[cohort.index];
   if (cached === 2) return true;
   if (cached === 1) return false;

@@ -39,7 +39,7 @@ export const OUT_OF_TIME = new OutOfTime();
 const NO_COHORTS = new Uint8Array(0);
 
 export function hasOwn(obj: object, key: string): boolean {
-  return Object.prototype.hasOwnProperty.call(obj, key);
+  return Object.hasOwn(obj, key);
 }
 
 export function createState(snapshot: FlagSnapshot, ctx: EvaluationContext): EvaluationState {

@@ -20,11 +20,6 @@
 
 import { sha1Fraction } from './sha1.js';
 
-/** The bucketing float of an already assembled string. */
-export function hashFraction(input: string): number {
-  return sha1Fraction(input);
-}
-
 /** Salt of the rollout (inclusion) check. */
 export const ROLLOUT_SALT = '';
 /** Salt of the variant choice. */

@@ -322,32 +322,3 @@ export function compilePropertyMatcher(filter: PropertyFilter, options: Property
   if (dateTest !== undefined) return dateMatcher(expected, dateTest, resolveTimeZone(options.timezone));
   return NEVER_MATCHES; // in, not_in, flag_evaluates_to, unknown operators
 }
-
-/**
- * Full-properties mode (what `/flags` uses once person properties are loaded): the filter's key
- * is looked up as an own property, so a missing key is `present: false`.
- */
-export function matchInProperties(
-  matcher: PropertyMatcher,
-  key: string,
-  properties: Readonly<Record<string, unknown>>,
-  now: Date,
-): boolean {
-  const present = Object.hasOwn(properties, key);
-  return matcher(present ? properties[key] : undefined, present, now);
-}
-
-/**
- * The Rust service's partial-properties mode, used when only the request's override
- * properties are known: a filter whose key is absent cannot be decided (`undefined`; the caller
- * loads the stored properties and evaluates in full mode). A present key matches as usual.
- */
-export function matchOverridesOnly(
-  matcher: PropertyMatcher,
-  key: string,
-  overrides: Readonly<Record<string, unknown>>,
-  now: Date,
-): boolean | undefined {
-  if (!Object.hasOwn(overrides, key)) return undefined;
-  return matcher(overrides[key], true, now);
-}

@@ -116,7 +116,7 @@ export function parseAbsoluteDateText(s: string, zone: TimeZone): Instant | unde
 }
 
 /** Date text in the order above, relative dates (and `dateparser`'s date-only forms) anchored to `nowMs`. */
-export function parseDateText(s: string, zone: TimeZone, nowMs: number): Instant | undefined {
+function parseDateText(s: string, zone: TimeZone, nowMs: number): Instant | undefined {
   const rel = parseRelativeDate(s);
   if (rel !== undefined) {
     const instant = resolveRelativeDate(rel, nowMs, zone);

@@ -46,10 +46,10 @@ const DESCRIPTIONS: Readonly<Record<Exclude<ReasonCode, 'condition_match'>, stri
 };
 
 /** `no_condition_match` when group conditions were skipped for want of the group. */
-export const GROUPS_NOT_EVALUATED_DESCRIPTION =
+const GROUPS_NOT_EVALUATED_DESCRIPTION =
   'No matching condition set (group conditions were not evaluated because no group type was provided)';
 
-export const ERROR_DESCRIPTIONS: Readonly<Record<EvaluationErrorCode, string>> = {
+const ERROR_DESCRIPTIONS: Readonly<Record<EvaluationErrorCode, string>> = {
   dependency_not_found_cohort: 'Cohort dependency not found',
   dependency_cycle_cohort: 'Cohort dependency cycle detected',
   dependency_cycle_flag: 'Flag dependency cycle detected',

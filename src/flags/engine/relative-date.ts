@@ -17,7 +17,7 @@ import {
   wallClockOf,
 } from './wall-clock.js';
 
-export type RelativeUnit = 'h' | 'd' | 'w' | 'm' | 'y';
+type RelativeUnit = 'h' | 'd' | 'w' | 'm' | 'y';
 
 export interface RelativeDate {
   readonly amount: number;

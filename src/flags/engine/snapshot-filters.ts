@@ -54,10 +54,10 @@ function filter(fields: Partial<CompiledFilter> & { kind: number }): CompiledFil
   };
 }
 
-export const NEVER_FILTER: CompiledFilter = Object.freeze(filter({ kind: FILTER_NEVER }));
+const NEVER_FILTER: CompiledFilter = Object.freeze(filter({ kind: FILTER_NEVER }));
 
 /** A flag reference's id: an integer, or a string of digits (the stored form). */
-export function flagIdOf(ref: unknown): number | undefined {
+function flagIdOf(ref: unknown): number | undefined {
   if (typeof ref === 'number' && Number.isSafeInteger(ref)) return ref;
   if (typeof ref === 'string' && /^\d{1,15}$/.test(ref)) return Number(ref);
   return undefined;

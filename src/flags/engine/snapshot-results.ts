@@ -12,7 +12,7 @@ export function result(enabled: boolean, variant: string | null, why: FlagReason
 }
 
 /** A failed evaluation (`failed: true`), reason = the error. */
-export function failedResult(code: EvaluationErrorCode): FlagResult {
+function failedResult(code: EvaluationErrorCode): FlagResult {
   return Object.freeze({
     enabled: false,
     variant: null,

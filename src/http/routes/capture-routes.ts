@@ -11,7 +11,7 @@ import { errorResponse, json } from '../respond.js';
 import type { Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
 
-export const CAPTURE_PATHS = ['/e', '/i/v0/e', '/batch', '/capture', '/track', '/engage'] as const;
+const CAPTURE_PATHS = ['/e', '/i/v0/e', '/batch', '/capture', '/track', '/engage'] as const;
 
 export interface CaptureDeps {
   /** Undefined until the pool is ready; capture answers 503 (SDKs retry) meanwhile. */

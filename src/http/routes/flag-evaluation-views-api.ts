@@ -72,7 +72,7 @@ export function addFlagEvaluationViewRoutes(router: Router, deps: FlagEvaluation
 }
 
 /** `groups`: a JSON object (default `{}`), with the newest PostHog's messages for anything else. */
-export function parseGroupsParam(raw: string | null): Record<string, unknown> {
+function parseGroupsParam(raw: string | null): Record<string, unknown> {
   if (raw === null || raw === '') return {};
   let value: unknown;
   try {

@@ -96,7 +96,7 @@ async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params)
 }
 
 /** The list filters of the query (empty parameters ignored), with the distinct ids they name looked up. */
-export function personFilter(persons: PersonReader, projectId: number, q: URLSearchParams, nowMs: number): PersonFilter {
+function personFilter(persons: PersonReader, projectId: number, q: URLSearchParams, nowMs: number): PersonFilter {
   const filter: PersonFilter = { createdBeforeMs: nowMs + FUTURE_PERSON_MARGIN_MS };
   const distinctId = q.get('distinct_id');
   if (distinctId) filter.personId = persons.personIdOf(projectId, distinctId) ?? null;
