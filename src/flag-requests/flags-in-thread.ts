@@ -16,14 +16,14 @@ import { runFlagsRequest, type FlagsOutcome, type FlagsRequestDeps } from './run
  * Larger bodies go to the daemon's worker pool, with its time limit (HEDGEROW_FLAGS_TIMEOUT_MS):
  * decoding one would hold up every other connection of this thread. SDK requests are far smaller.
  */
-export const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
+const LOCAL_FLAGS_MAX_BODY_BYTES = 64 * 1024;
 
 /**
  * Decoded, a body may be no larger here: one that decodes to more (a small gzip or lz64 body can
  * hold megabytes) goes to the worker pool, which applies the daemon's limit. The decoders measure
  * before they build, so finding that out costs this thread nothing.
  */
-export const LOCAL_FLAGS_MAX_DECODED_BYTES = LOCAL_FLAGS_MAX_BODY_BYTES;
+const LOCAL_FLAGS_MAX_DECODED_BYTES = LOCAL_FLAGS_MAX_BODY_BYTES;
 
 /**
  * Each `/flags` answer is written into this buffer (flags-response.ts `encodeInto`) and goes to

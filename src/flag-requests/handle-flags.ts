@@ -62,7 +62,7 @@ function answerOutcome(req: HttpRequest, endpoint: 'flags' | 'decide', outcome: 
 }
 
 /** Whether the answer to this outcome is a 200 that says errorsWhileComputingFlags (a timeout's flag-less one does). */
-export function outcomeReportsErrors(outcome: FlagsOutcome): boolean {
+function outcomeReportsErrors(outcome: FlagsOutcome): boolean {
   return outcome.ok === 'timeout' || (outcome.ok === true && outcome.errors);
 }
 
@@ -81,7 +81,7 @@ export function flagsEndpointOf(path: string): 'flags' | 'decide' | undefined {
 }
 
 /** The answer to a POST from its evaluation's outcome (here, or in a front-end thread). */
-export function flagsOutcomeResponse(req: HttpRequest, endpoint: 'flags' | 'decide', outcome: FlagsOutcome): HttpResponse {
+function flagsOutcomeResponse(req: HttpRequest, endpoint: 'flags' | 'decide', outcome: FlagsOutcome): HttpResponse {
   const cors = corsHeaders(req);
   if (outcome.ok === 'timeout') return flaglessResponse(req, endpoint, cors, true);
   if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);

@@ -63,7 +63,7 @@ describe('handleFlags', () => {
 
   it('reports errorsWhileComputingFlags answers (a timeout included) and answers errors as PostHog does', async () => {
     const thread = side(true, () => WITH_ERRORS);
-    handleFlags(request('POST'), 'decide', thread);
+    void handleFlags(request('POST'), 'decide', thread);
     const pooled = side(false, () => Promise.resolve<FlagsOutcome>({ ok: 'timeout' }));
     const timedOut = (await handleFlags(request('POST', {}, 'v=2'), 'flags', pooled)) as HttpResponse;
     expect(JSON.parse(timedOut.body as string)).toMatchObject({ errorsWhileComputingFlags: true, flags: {} });
