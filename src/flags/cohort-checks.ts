@@ -5,7 +5,7 @@
  */
 
 import { HedgerowError } from '../errors.js';
-import { pythonStr } from './python-repr.js';
+import { pythonStr } from '../compat/python-repr.js';
 
 /** A cohort as the flag checks see it. */
 export interface CohortInfo {

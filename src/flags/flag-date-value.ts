@@ -10,8 +10,8 @@
  * accepts still looser text; Hedgerow accepts only these unambiguous forms.
  */
 
-import { parseDateMs } from '../ingest/parse-date.js';
-import { pythonStr } from './python-repr.js';
+import { parseDateMs } from '../compat/parse-date.js';
+import { pythonStr } from '../compat/python-repr.js';
 
 const RELATIVE = /^-?([0-9]+)([a-z])$/;
 const HOUR_MS = 3_600_000;

@@ -22,7 +22,7 @@ import { checkCohortReference, type CohortLookup } from './cohort-checks.js';
 import type { FlagFilters } from './feature-flag.js';
 import { parseFlagDateValue } from './flag-date-value.js';
 import { PROPERTY_OPERATORS } from './engine/match-property.js';
-import { pythonJsonDumps, pythonNumber, pythonStr, pythonTypeName } from './python-repr.js';
+import { pythonJsonDumps, pythonNumber, pythonStr, pythonTypeName } from '../compat/python-repr.js';
 
 export interface FilterValidationContext {
   mode: 'create' | 'patch' | 'put';

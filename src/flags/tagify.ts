@@ -3,7 +3,7 @@
  * tags left empty are dropped. Hedgerow keeps the order in which tags were first given.
  */
 
-import { pythonStrip } from './python-repr.js';
+import { pythonStrip } from '../compat/python-repr.js';
 
 export function tagify(tag: string): string {
   return pythonStrip(tag).toLowerCase();

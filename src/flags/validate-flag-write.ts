@@ -19,7 +19,7 @@ import {
   readListField,
   readPrimaryKeyList,
   readStringItem,
-} from './drf-fields.js';
+} from '../compat/drf-fields.js';
 import { EVALUATION_RUNTIMES, type FeatureFlagRecord, type FlagWrite } from './feature-flag.js';
 import { regexPatterns, validateFlagFilters } from './flag-filters.js';
 import { compileFlagRegex } from './flag-regex.js';

@@ -7,7 +7,7 @@
  * `name` is the first set display-name property, else the first non-anonymous distinct id.
  */
 import type { PersonRecord } from '../store/person-store.js';
-import { isoMicros } from '../util/iso-micros.js';
+import { isoMicros } from '../compat/iso-micros.js';
 
 /** PostHog's default display-name properties, in order (a project may override them in PostHog; not here). */
 export const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [

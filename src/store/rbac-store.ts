@@ -25,7 +25,7 @@ import {
   type Resource,
 } from '../auth/access-level.js';
 import { HedgerowError } from '../errors.js';
-import { isoMicros } from '../util/iso-micros.js';
+import { isoMicros } from '../compat/iso-micros.js';
 import { nextId, type StoreDatabases, type StoreKey } from './open-store.js';
 
 export { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, FEATURE_FLAGS_RESOURCE, type AccessLevel, type Resource };

@@ -10,7 +10,7 @@
  * PostHog looks for the pattern anywhere in the text and reads text without one as "now";
  * Hedgerow takes only the whole pattern and answers anything else as not a date.
  */
-import { daysInMonth, fieldsToMs } from './civil-date.js';
+import { daysInMonth, fieldsToMs } from '../compat/civil-date.js';
 
 const PATTERN = /^-?([0-9]+)?([hdwmMsqy])(Start|End)?$/;
 const SECOND_MS = 1000;

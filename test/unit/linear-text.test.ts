@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rustParseF64, rustTrim, rustTrimStart } from '../../src/flags/engine/coerce.js';
-import { pythonStrip } from '../../src/flags/python-repr.js';
+import { pythonStrip } from '../../src/compat/python-repr.js';
 import { canonicalUuid, ilike } from '../../src/persons/person-list-query.js';
 
 /** Milliseconds `f` takes. */

@@ -37,7 +37,7 @@
 
 import { compileFlagRegex } from '../flag-regex.js';
 import { asciiLower, rustAsF64, rustValueString } from './coerce.js';
-import { parseDateparserForm } from './dateparser-forms.js';
+import { parseDateparserForm } from '../../compat/dateparser-forms.js';
 import {
   compareInstants,
   type Instant,

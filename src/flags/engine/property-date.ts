@@ -18,11 +18,11 @@
  * nanoseconds within the millisecond.
  */
 
-import { parseDateMs } from '../../ingest/parse-date.js';
+import { parseDateMs } from '../../compat/parse-date.js';
 import { rustParseF64 } from './coerce.js';
-import { parseDateparserForm } from './dateparser-forms.js';
+import { type Instant, parseDateparserForm } from '../../compat/dateparser-forms.js';
 import { parseRelativeDate, resolveRelativeDate } from './relative-date.js';
-import { daysFromCivil, fieldsToMs } from '../../util/civil-date.js';
+import { daysFromCivil, fieldsToMs } from '../../compat/civil-date.js';
 import { instantOfWallClock, type TimeZone } from './wall-clock.js';
 
 /** Rust's `char::is_whitespace`, which chrono skips before each number. */
@@ -41,11 +41,7 @@ const NAIVE_DATE_TIME = new RegExp(`^${YMD}${HMS}$`);
 const MIN_SECONDS = daysFromCivil(-262_143, 1, 1) * 86_400;
 const MAX_SECONDS = daysFromCivil(262_142, 12, 31) * 86_400 + 86_399;
 
-/** An instant: epoch milliseconds (an integer) and nanoseconds within that millisecond. */
-export interface Instant {
-  readonly ms: number;
-  readonly ns: number;
-}
+export type { Instant };
 
 /** Order of two instants (negative, zero, positive). */
 export function compareInstants(a: Instant, b: Instant): number {

@@ -10,7 +10,7 @@
  * a time, clamping Feb 29 to Feb 28. Time of day is kept.
  */
 
-import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth } from '../../util/civil-date.js';
+import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth } from '../../compat/civil-date.js';
 import {
   instantOfWallClock,
   type TimeZone,

@@ -13,7 +13,7 @@ import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../../cohorts/static-cohort-csv.js';
 import { HedgerowError, isHedgerowError } from '../../errors.js';
 import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../../flags/cohort-checks.js';
-import { readBooleanField, readCharField, readDictField } from '../../flags/drf-fields.js';
+import { readBooleanField, readCharField, readDictField } from '../../compat/drf-fields.js';
 import type { PersonsNamedQuery } from '../../persons/scan-persons.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';

@@ -9,7 +9,7 @@
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
 import { HedgerowError } from '../../errors.js';
-import { parseDateMs } from '../../ingest/parse-date.js';
+import { parseDateMs } from '../../compat/parse-date.js';
 import type { StoredEvent } from '../../ingest/types.js';
 import { withGroupIndexes } from '../../persons/group-event.js';
 import type { EventsPageQuery } from '../../persons/person-events-query.js';

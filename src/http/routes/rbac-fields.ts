@@ -6,7 +6,7 @@
  */
 import { isAccessLevel, isResource, type AccessLevel, type Resource } from '../../auth/access-level.js';
 import { HedgerowError } from '../../errors.js';
-import { readCharField } from '../../flags/drf-fields.js';
+import { readCharField } from '../../compat/drf-fields.js';
 import type { JsonObject } from '../api-request.js';
 
 /** A CharField (whitespace trimmed as Python's `strip`; blank, null, NUL and lone surrogates refused). */

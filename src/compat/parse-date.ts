@@ -6,7 +6,7 @@
  * `MM/DD/YYYY[ HH:MM[:SS]]`, RFC 2822, and numeric epochs (seconds, ms, µs or ns by digit count).
  * Fractions finer than a millisecond are truncated.
  */
-import { fieldsToMs } from '../util/civil-date.js';
+import { fieldsToMs } from './civil-date.js';
 
 const ISO_LIKE =
   /^(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/;

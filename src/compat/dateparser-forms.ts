@@ -1,8 +1,8 @@
 /**
  * The date forms the Rust flags service reads only through the `dateparser` crate, its last
- * resort for a date string (property-date.ts step 5): month names (`May 25, 2021`,
- * `25 May 2021`, `2021-May-25`, with or without a time, 12-hour clocks, two-digit years) and
- * zone abbreviations (`2021-02-21 PST`, `2017-11-25 13:31:15 PST`). Pure.
+ * resort for a date string (step 5 in the flag engine's property-date.ts): month names
+ * (`May 25, 2021`, `25 May 2021`, `2021-May-25`, with or without a time, 12-hour clocks,
+ * two-digit years) and zone abbreviations (`2021-02-21 PST`, `2017-11-25 13:31:15 PST`). Pure.
  *
  * As the crate reads them, with the server's zone (UTC):
  * - month names are full or three letters, any case; two-digit years are 1970–2069;
@@ -12,11 +12,16 @@
  *   count as UTC (RFC 2822's advice, which the crate follows), except in RFC 2822 dates
  *   (`Wed, 02 Jun 2021 06:31:39 PDT`), where chrono takes only those names and military letters;
  * - a form without a year (`May 27 02:45:27`, `May 6 at 9:24 PM`) is in the current year.
- * Forms the ingestion parser already reads (RFC 2822, slashes, epoch digits) come before this;
+ * Forms parse-date.ts already reads (RFC 2822, slashes, epoch digits) come before this;
  * the crate's time-only, dotted, MySQL-log and Chinese forms are not read here.
  */
-import { civilFromDays, DAY_MS, fieldsToMs } from '../../util/civil-date.js';
-import type { Instant } from './property-date.js';
+import { civilFromDays, DAY_MS, fieldsToMs } from './civil-date.js';
+
+/** An instant: epoch milliseconds (an integer) and nanoseconds within that millisecond. */
+export interface Instant {
+  readonly ms: number;
+  readonly ns: number;
+}
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
