@@ -20,7 +20,7 @@ import type { AuthStore } from '../../store/auth-store.js';
 import type { GroupReader } from '../../store/group-store.js';
 import type { PersonReader } from '../../store/person-store.js';
 import { decodeCursor, type EventsOrder } from '../../store/list-events.js';
-import { relativeDateParse } from '../../util/relative-date-parse.js';
+import { relativeDateParse } from '../../compat/relative-date.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { refusePropertyFilter } from '../property-filter-param.js';
 import { json } from '../respond.js';

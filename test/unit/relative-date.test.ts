@@ -1,10 +1,16 @@
 /**
  * PostHog's relative dates for the events API's `after`/`before`, against values worked out from
  * its `relative_date_parse` (dateutil's relativedelta: absolute fields first, then months and
- * years with the day clamped, then the duration).
+ * years with the day clamped, then the duration); and the part of the grammar flags take, counted
+ * both ways (the Rust service's month steps are tested with the flag engine).
  */
 import { describe, expect, it } from 'vitest';
-import { relativeDateParse } from '../../src/util/relative-date-parse.js';
+import {
+  parseFlagRelativeDate,
+  relativeDateParse,
+  relativeDeltaBefore,
+  subtractRelative,
+} from '../../src/compat/relative-date.js';
 
 const NOW = Date.parse('2026-03-31T10:20:30.456Z');
 const iso = (text: string) => {
@@ -42,5 +48,21 @@ describe('relativeDateParse', () => {
     for (const text of ['', '-7', '7 days', 'x-7d', '-7dx', '-7D', '-7H', 'd-7', '--7d', '-7dstart', '2026-01-01']) {
       expect(relativeDateParse(text, NOW), text).toBeUndefined();
     }
+  });
+});
+
+describe('flag relative dates', () => {
+  it('are the grammar with digits, n < 10000, units h d w m y and no Start/End', () => {
+    expect(parseFlagRelativeDate('-2m')).toEqual({ amount: 2, unit: 'm' });
+    for (const text of ['-m', '-10000d', '-1M', '-1s', '-1q', '-1dStart', '-1mEnd']) {
+      expect(parseFlagRelativeDate(text), text).toBeUndefined();
+      if (text !== '-10000d') expect(relativeDateParse(text, NOW), text).toBeDefined();
+    }
+  });
+
+  it('count months in one step as Django does, or a step at a time as the Rust service does', () => {
+    const rel = parseFlagRelativeDate('-2m')!;
+    expect(new Date(relativeDeltaBefore(rel, NOW)!).toISOString()).toBe('2026-01-31T10:20:30.456Z');
+    expect(new Date(subtractRelative(NOW, rel)).toISOString()).toBe('2026-01-28T10:20:30.456Z');
   });
 });
