@@ -1,7 +1,8 @@
 /**
  * Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), after Howard
- * Hinnant's `days_from_civil` / `civil_from_days`: exact for any year, no Date objects. Used by
- * the capture timestamp parser and the flag engine's date matching.
+ * Hinnant's `days_from_civil` / `civil_from_days`: exact for any year, no Date objects. The one
+ * calendar of the date readers here (capture timestamps, DRF datetimes, relative dates,
+ * `dateparser` forms) and of the flag engine's date matching.
  */
 
 export const DAY_MS = 86_400_000;

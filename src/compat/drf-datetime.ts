@@ -5,13 +5,10 @@
  * Output is how PostHog prints datetimes: `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC.
  */
 
+import { daysInMonth } from './civil-date.js';
+
 const ISO_DATETIME =
   /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt ](\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:[.,](\d{1,6})\d{0,6})?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
 
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
