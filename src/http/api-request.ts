@@ -11,6 +11,7 @@ import {
   type Principal,
   type RequiredScope,
 } from '../auth/authenticate-personal-key.js';
+import { pythonTypeName } from '../compat/python-repr.js';
 import { HedgerowError } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../limits.js';
 import type { AuthStore, Organization, Project } from '../store/auth-store.js';
@@ -114,7 +115,7 @@ export function readBody(http: HttpRequest): JsonObject {
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new HedgerowError(
       'HR_VALIDATION',
-      `Invalid data. Expected a dictionary, but got ${Array.isArray(value) ? 'list' : pythonTypeName(value)}.`,
+      `Invalid data. Expected a dictionary, but got ${pythonTypeName(value)}.`,
     );
   }
   return value as JsonObject;
@@ -136,11 +137,4 @@ export function requestOrigin(http: HttpRequest): string {
 function stringField(body: JsonObject, name: string): string | undefined {
   const v = body[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function pythonTypeName(v: unknown): string {
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return typeof v;
 }

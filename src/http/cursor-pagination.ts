@@ -5,6 +5,7 @@
  * before) the item at `position`, then skips `offset` items: stable while items are added, and
  * exact across runs of items sharing a position. The page size is fixed (no `limit`).
  */
+import { pythonInt } from '../compat/python-parse.js';
 import { HedgerowError } from '../errors.js';
 import { absoluteUrl } from './api-request.js';
 import type { HttpRequest } from './types.js';
@@ -137,12 +138,4 @@ export function cursorUrl(http: HttpRequest, query: URLSearchParams, cursor: Cur
   const sorted = new URLSearchParams();
   for (const k of [...params.keys()].sort()) for (const v of params.get(k)!) sorted.append(k, v);
   return absoluteUrl(http, sorted);
-}
-
-/** Python's `int()` of a string: optional sign, digits with single underscores, surrounding spaces. */
-function pythonInt(raw: string): number | undefined {
-  const m = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(raw);
-  if (!m) return undefined;
-  const n = Number(m[2]!.replaceAll('_', ''));
-  return m[1] === '-' ? -n : n;
 }

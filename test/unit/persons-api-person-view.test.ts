@@ -107,6 +107,7 @@ describe('parsePersonRef', () => {
     expect(parsePersonRef('42')).toEqual({ id: 42 });
     expect(parsePersonRef(' +1_000 ')).toEqual({ id: 1000 });
     expect(parsePersonRef('-3')).toBe('not_found');
+    expect(parsePersonRef('-0')).toEqual({ id: 0 });
     expect(parsePersonRef('99999999999999999999')).toBe('not_found');
   });
 

@@ -8,6 +8,7 @@
  * - `GET …/groups_types/`: every group type of the project by index, unpaginated.
  * A list page reads every group of the type, in the worker pool (src/persons/scan-groups.ts).
  */
+import { pythonInt } from '../../compat/python-parse.js';
 import { HedgerowError } from '../../errors.js';
 import { checkGroupsCursor } from '../../persons/scan-groups.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
@@ -72,9 +73,8 @@ function types(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpResp
 function groupTypeIndex(q: URLSearchParams): number {
   const raw = q.get('group_type_index');
   if (!raw) throw new HedgerowError('HR_GROUP_TYPE_INDEX_REQUIRED');
-  const m = /^\s*([+-]?\d+(?:_\d+)*)\s*$/.exec(raw);
-  const n = m ? Number(m[1]!.replaceAll('_', '')) : NaN;
-  if (!Number.isSafeInteger(n)) {
+  const n = pythonInt(raw);
+  if (n === undefined || !Number.isSafeInteger(n)) {
     throw new HedgerowError('HR_VALIDATION', `Field 'group_type_index' expected a number but got '${raw}'.`, 'group_type_index');
   }
   return n;

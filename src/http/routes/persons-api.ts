@@ -9,6 +9,7 @@
  * The two print a person differently, as PostHog does (src/http/person-view.ts). What reads every
  * person (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
  */
+import { canonicalUuid } from '../../compat/python-parse.js';
 import { HedgerowError } from '../../errors.js';
 import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
@@ -16,7 +17,7 @@ import type { PersonReader } from '../../store/person-store.js';
 import { absoluteUrl, projectRequest } from '../api-request.js';
 import { parseLimitOffset } from '../pagination.js';
 import { refusePropertyFilter } from '../property-filter-param.js';
-import { canonicalUuid, FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
+import { FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
 import type { PersonsPage, PersonsPageQuery } from '../../persons/scan-persons.js';
 import { parsePersonRef } from '../../persons/person-ref.js';
 import { listedPerson, retrievedPerson } from '../person-view.js';
