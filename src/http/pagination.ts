@@ -3,8 +3,11 @@
  * - limit/offset (DRF `LimitOffsetPagination`, page size 100, no maximum): `{count, next, previous,
  *   results}` where `next`/`previous` are absolute URLs with `limit`/`offset` replaced and the query
  *   re-encoded in sorted order, and `previous` drops `offset` when it would be 0;
- * - page numbers (the activity log): `{results, next, previous, total_count}`.
+ * - page numbers (the activity log): `{results, next, previous, total_count}`;
+ * - cursors (the groups list, DRF `CursorPagination`, compat/drf-cursor-pagination.ts): `next` and
+ *   `previous` are absolute URLs with `cursor` replaced, the query re-encoded in sorted order.
  */
+import { type Cursor, encodeCursor } from '../compat/drf-cursor-pagination.js';
 import { HedgerowError } from '../errors.js';
 import { absoluteUrl } from './api-request.js';
 import type { HttpRequest } from './types.js';
@@ -103,6 +106,19 @@ export function pageNumberPage<T, R = T>(
     previous: page > 1 ? link(page - 1) : null,
     total_count: items.length,
   };
+}
+
+/**
+ * The request's absolute URL with `cursor` set to `cursor`, the parameters re-encoded in sorted
+ * order (DRF's `replace_query_param`).
+ */
+export function cursorUrl(http: HttpRequest, query: URLSearchParams, cursor: Cursor): string {
+  const params = new Map<string, string[]>();
+  for (const [k, v] of query) params.set(k, [...(params.get(k) ?? []), v]);
+  params.set('cursor', [encodeCursor(cursor)]);
+  const sorted = new URLSearchParams();
+  for (const k of [...params.keys()].sort()) for (const v of params.get(k)!) sorted.append(k, v);
+  return absoluteUrl(http, sorted);
 }
 
 function positiveInt(raw: string | null): number | undefined {

@@ -7,7 +7,7 @@
  * `name` is the first set display-name property, else the first non-anonymous distinct id.
  */
 import type { PersonRecord } from '../store/person-store.js';
-import { isoMicros } from '../compat/iso-micros.js';
+import { apiDateTime } from '../compat/iso-micros.js';
 
 /** PostHog's default display-name properties, in order (a project may override them in PostHog; not here). */
 export const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [
@@ -42,12 +42,6 @@ export function personName(properties: Record<string, unknown>, distinctIds: rea
     if (isPythonTruthy(value)) return value;
   }
   return anonymousLast(distinctIds)[0] ?? fallback;
-}
-
-/** Timestamps as DRF prints them (microseconds, `Z`); a value that does not parse is passed through. */
-export function apiDateTime(iso: string): string {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? iso : isoMicros(new Date(ms));
 }
 
 /** A person as the persons list prints it. */

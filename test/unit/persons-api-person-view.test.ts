@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { apiDateTime } from '../../src/compat/iso-micros.js';
 import {
   anonymousLast,
-  apiDateTime,
   isAnonymousId,
   LIST_DISTINCT_IDS_LIMIT,
   listedPerson,

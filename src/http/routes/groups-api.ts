@@ -8,6 +8,7 @@
  * - `GET …/groups_types/`: every group type of the project by index, unpaginated.
  * A list page reads every group of the type, in the worker pool (src/persons/scan-groups.ts).
  */
+import { decodeCursor } from '../../compat/drf-cursor-pagination.js';
 import { pythonInt } from '../../compat/python-parse.js';
 import { HedgerowError } from '../../errors.js';
 import { checkGroupsCursor } from '../../persons/scan-groups.js';
@@ -15,8 +16,8 @@ import type { ScanPool } from '../../pool/scan-pool.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { GroupReader } from '../../store/group-store.js';
 import { projectRequest } from '../api-request.js';
-import { cursorUrl, decodeCursor } from '../cursor-pagination.js';
 import { renderFoundGroup, renderGroup, renderGroupType } from '../group-view.js';
+import { cursorUrl } from '../pagination.js';
 import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';

@@ -3,12 +3,11 @@
  * list uses it: `{next, previous, results}`, where the links carry `cursor=`, a base64 query string
  * `o=<offset>&r=1&p=<position>` (each part only when set). A cursor points after (or, reversed,
  * before) the item at `position`, then skips `offset` items: stable while items are added, and
- * exact across runs of items sharing a position. The page size is fixed (no `limit`).
+ * exact across runs of items sharing a position. The page size is fixed (no `limit`). The links
+ * are built where the request is known (`cursorUrl`).
  */
-import { pythonInt } from '../compat/python-parse.js';
 import { HedgerowError } from '../errors.js';
-import { absoluteUrl } from './api-request.js';
-import type { HttpRequest } from './types.js';
+import { pythonInt } from './python-parse.js';
 
 /** DRF clamps a cursor's offset to this, so a crafted cursor cannot ask for a huge skip. */
 export const CURSOR_OFFSET_CUTOFF = 1000;
@@ -125,17 +124,4 @@ export function cursorPage<T>(
   };
 
   return { items: page, next: hasNext ? link(true) : null, previous: hasPrevious ? link(false) : null };
-}
-
-/**
- * The request's absolute URL with `cursor` set to `cursor`, the parameters re-encoded in sorted
- * order (DRF's `replace_query_param`).
- */
-export function cursorUrl(http: HttpRequest, query: URLSearchParams, cursor: Cursor): string {
-  const params = new Map<string, string[]>();
-  for (const [k, v] of query) params.set(k, [...(params.get(k) ?? []), v]);
-  params.set('cursor', [encodeCursor(cursor)]);
-  const sorted = new URLSearchParams();
-  for (const k of [...params.keys()].sort()) for (const v of params.get(k)!) sorted.append(k, v);
-  return absoluteUrl(http, sorted);
 }
