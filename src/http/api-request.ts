@@ -59,6 +59,11 @@ export function projectRequest(
   return { ...base, project };
 }
 
+/** The legacy `/api/feature_flag/` routes have no `:project_id`: they use the caller's current project. */
+export function withCurrentProject(params: Params): Params {
+  return params.project_id === undefined ? { ...params, project_id: '@current' } : params;
+}
+
 /** Authenticates, checks the scope, then resolves `:organization_id` (an id or `@current`). */
 export function organizationRequest(
   auth: AuthStore,

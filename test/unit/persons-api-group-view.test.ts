@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { jsonbText } from '../../src/compat/postgres-jsonb.js';
-import { renderFoundGroup, renderGroupType } from '../../src/http/group-view.js';
+import { renderFoundGroup, renderGroupType } from '../../src/management-api/group-view.js';
 import { compareNewestFirst, groupMatches } from '../../src/persons/group-filter.js';
 import type { GroupRecord } from '../../src/store/group-store.js';
 

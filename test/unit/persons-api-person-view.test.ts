@@ -7,7 +7,7 @@ import {
   listedPerson,
   personName,
   retrievedPerson,
-} from '../../src/http/person-view.js';
+} from '../../src/management-api/person-view.js';
 import { parsePersonRef } from '../../src/persons/person-ref.js';
 import type { PersonRecord } from '../../src/store/person-store.js';
 

@@ -2,25 +2,25 @@
  * Groups and group types, read-only (PostHog's `GroupsViewSet` and `GroupsTypesViewSet`), over
  * the records `$groupidentify` processing writes. Scope `group:read`.
  * - `GET …/groups/?group_type_index=N`: filters `group_key` (substring) and `search`
- *   (src/http/group-view.ts); newest first, DRF cursor pagination, 100 a page (`limit` is ignored,
+ *   (src/persons/group-filter.ts); newest first, DRF cursor pagination, 100 a page (`limit` is ignored,
  *   as in PostHog): `{next, previous, results}`.
  * - `GET …/groups/find?group_type_index=N&group_key=K`: one group, or 404.
  * - `GET …/groups_types/`: every group type of the project by index, unpaginated.
  * A list page reads every group of the type, in the worker pool (src/persons/scan-groups.ts).
  */
-import { decodeCursor } from '../../compat/drf-cursor-pagination.js';
-import { pythonInt } from '../../compat/python-parse.js';
-import { HedgerowError } from '../../errors.js';
-import { checkGroupsCursor } from '../../persons/scan-groups.js';
-import type { ScanPool } from '../../pool/scan-pool.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { GroupReader } from '../../store/group-store.js';
-import { projectRequest } from '../api-request.js';
-import { renderFoundGroup, renderGroup, renderGroupType } from '../group-view.js';
-import { cursorUrl } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+import { decodeCursor } from '../compat/drf-cursor-pagination.js';
+import { pythonInt } from '../compat/python-parse.js';
+import { HedgerowError } from '../errors.js';
+import { checkGroupsCursor } from '../persons/scan-groups.js';
+import type { ScanPool } from '../pool/scan-pool.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { GroupReader } from '../store/group-store.js';
+import { projectRequest } from '../http/api-request.js';
+import { renderFoundGroup, renderGroup, renderGroupType } from './group-view.js';
+import { cursorUrl } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface GroupsApiDeps {
   auth: AuthStore;

@@ -4,9 +4,9 @@
  * `ee/api/organization_resource_access.py`; spec management.md §5.1, §5.3). `renderRole` is also
  * the `role` of a flag's role access item.
  */
-import type { AuthStore } from '../../store/auth-store.js';
-import type { OrganizationResourceAccess, RbacStore, Role, RoleMembership } from '../../store/rbac-store.js';
-import { basicUser, basicUserOrNull, type BasicUser } from '../serialize-user.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { OrganizationResourceAccess, RbacStore, Role, RoleMembership } from '../store/rbac-store.js';
+import { basicUser, basicUserOrNull, type BasicUser } from './serialize-user.js';
 
 export interface RbacRenderContext {
   auth: AuthStore;

@@ -4,10 +4,10 @@
  * `rollout_percentage`, `can_edit` for the caller, `created_by` as a user object, `status`).
  * Hedgerow has no experiments, surveys or early access features, so those lists are empty.
  */
-import type { FeatureFlagRecord } from '../../flags/feature-flag.js';
-import { flagStatus, isSimpleFlag, normalizedFilters, simpleRolloutPercentage } from '../../flags/flag-view.js';
-import type { AuthStore, User } from '../../store/auth-store.js';
-import { basicUserOrNull } from '../serialize-user.js';
+import type { FeatureFlagRecord } from '../flags/feature-flag.js';
+import { flagStatus, isSimpleFlag, normalizedFilters, simpleRolloutPercentage } from '../flags/flag-view.js';
+import type { AuthStore, User } from '../store/auth-store.js';
+import { basicUserOrNull } from './serialize-user.js';
 
 export interface FlagRenderContext {
   user(id: number): User | undefined;

@@ -5,19 +5,19 @@
  * role access permission (admins, an organization that lets everyone edit, the flag's creator, or
  * a member of a role that can always edit).
  */
-import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../../errors.js';
-import { assertCanEditRoleAccess } from '../../flags/can-edit.js';
-import type { FeatureFlagRecord } from '../../flags/feature-flag.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { FlagStore } from '../../store/flag-store.js';
-import type { FeatureFlagRoleAccess, RbacStore } from '../../store/rbac-store.js';
-import { projectRequest, type ProjectApiRequest } from '../api-request.js';
-import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
-import { FLAG_API_PREFIXES, withCurrentProject } from './feature-flags-api.js';
+import type { RequiredScope } from '../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../errors.js';
+import { assertCanEditRoleAccess } from '../flags/can-edit.js';
+import type { FeatureFlagRecord } from '../flags/feature-flag.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { FlagStore } from '../store/flag-store.js';
+import type { FeatureFlagRoleAccess, RbacStore } from '../store/rbac-store.js';
+import { projectRequest, type ProjectApiRequest, withCurrentProject } from '../http/api-request.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import { FLAG_API_PREFIXES } from './feature-flags-api.js';
 import type { EditPermission } from './flag-edit-permission.js';
 import { flagRenderContextFor, renderFlag } from './render-flag.js';
 import { renderRole } from './render-rbac.js';

@@ -4,10 +4,10 @@
  * messages. Each function returns the coerced value, undefined when the field is absent and not
  * required, or throws the catalogued 400 with `attr` set to the field name.
  */
-import { isAccessLevel, isResource, type AccessLevel, type Resource } from '../../auth/access-level.js';
-import { HedgerowError } from '../../errors.js';
-import { readCharField } from '../../compat/drf-fields.js';
-import type { JsonObject } from '../api-request.js';
+import { isAccessLevel, isResource, type AccessLevel, type Resource } from '../auth/access-level.js';
+import { HedgerowError } from '../errors.js';
+import { readCharField } from '../compat/drf-fields.js';
+import type { JsonObject } from '../http/api-request.js';
 
 /** A CharField (whitespace trimmed as Python's `strip`; blank, null, NUL and lone surrogates refused). */
 export function charField(

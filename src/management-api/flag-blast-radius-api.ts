@@ -5,15 +5,15 @@
  * (src/blast-radius/blast-radius-index.ts), between two of its batches. Declares no scope, so
  * scoped personal keys are refused.
  */
-import { INVALID_GROUP_TYPE_INDEX, parseBlastRadiusBody } from '../../blast-radius/blast-radius-request.js';
-import { HedgerowError } from '../../errors.js';
-import type { BlastRadiusReply } from '../../processing/processor-messages.js';
-import type { BlastRadiusQuery } from '../../blast-radius/blast-radius-index.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import { projectRequest } from '../api-request.js';
-import { json } from '../respond.js';
-import type { Router } from '../router.js';
-import { FLAG_API_PREFIXES, withCurrentProject } from './feature-flags-api.js';
+import { INVALID_GROUP_TYPE_INDEX, parseBlastRadiusBody } from '../blast-radius/blast-radius-request.js';
+import { HedgerowError } from '../errors.js';
+import type { BlastRadiusReply } from '../processing/processor-messages.js';
+import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
+import type { AuthStore } from '../store/auth-store.js';
+import { projectRequest, withCurrentProject } from '../http/api-request.js';
+import { json } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import { FLAG_API_PREFIXES } from './feature-flags-api.js';
 
 export interface FlagBlastRadiusDeps {
   auth: AuthStore;

@@ -6,24 +6,24 @@
  * - `POST …/persons/`: refused with a 405, as PostHog does (persons come from events).
  * - `GET …/persons/:id/`: `:id` is the person's UUID or its integer id; anything else is a 400
  *   pointing at `?distinct_id=`.
- * The two print a person differently, as PostHog does (src/http/person-view.ts). What reads every
- * person (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
+ * The two print a person differently, as PostHog does (person-view.ts). What reads every person
+ * (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
  */
-import { canonicalUuid } from '../../compat/python-parse.js';
-import { HedgerowError } from '../../errors.js';
-import type { ScanPool } from '../../pool/scan-pool.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { PersonReader } from '../../store/person-store.js';
-import { absoluteUrl, projectRequest } from '../api-request.js';
-import { parseLimitOffset } from '../pagination.js';
-import { refusePropertyFilter } from '../property-filter-param.js';
-import { FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../../persons/person-list-query.js';
-import type { PersonsPage, PersonsPageQuery } from '../../persons/scan-persons.js';
-import { parsePersonRef } from '../../persons/person-ref.js';
-import { listedPerson, retrievedPerson } from '../person-view.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+import { canonicalUuid } from '../compat/python-parse.js';
+import { HedgerowError } from '../errors.js';
+import type { ScanPool } from '../pool/scan-pool.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { PersonReader } from '../store/person-store.js';
+import { absoluteUrl, projectRequest } from '../http/api-request.js';
+import { parseLimitOffset } from './pagination.js';
+import { refusePropertyFilter } from './property-filter-param.js';
+import { FUTURE_PERSON_MARGIN_MS, personMatches, withOffset, type PersonFilter } from '../persons/person-list-query.js';
+import type { PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';
+import { parsePersonRef } from '../persons/person-ref.js';
+import { listedPerson, retrievedPerson } from './person-view.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface PersonsApiDeps {
   auth: AuthStore;

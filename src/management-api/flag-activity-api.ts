@@ -4,14 +4,14 @@
  * (one flag, deleted ones included; 404 with no body outside the project). Page-numbered, newest first; a scoped
  * personal key needs `activity_log:read`.
  */
-import { renderActivity, type ActivityLog } from '../../store/activity-log.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import { FLAG_ACTIVITY_SCOPE, type FlagStore } from '../../store/flag-store.js';
-import { projectRequest } from '../api-request.js';
-import { pageNumberPage, parsePageNumber } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Router } from '../router.js';
-import { FLAG_API_PREFIXES, flagIdParam, withCurrentProject } from './feature-flags-api.js';
+import { renderActivity, type ActivityLog } from '../store/activity-log.js';
+import type { AuthStore } from '../store/auth-store.js';
+import { FLAG_ACTIVITY_SCOPE, type FlagStore } from '../store/flag-store.js';
+import { projectRequest, withCurrentProject } from '../http/api-request.js';
+import { pageNumberPage, parsePageNumber } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import { FLAG_API_PREFIXES, flagIdParam } from './feature-flags-api.js';
 
 export interface FlagActivityApiDeps {
   auth: AuthStore;

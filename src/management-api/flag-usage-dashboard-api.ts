@@ -7,15 +7,15 @@
  * Both 404 for a flag outside the project, 403 for a user who may not edit the flag, and refuse
  * scoped personal keys (they declare no scope).
  */
-import { HedgerowError, isHedgerowError } from '../../errors.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { EnrichOutcome, FlagStore } from '../../store/flag-store.js';
-import { projectRequest } from '../api-request.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { EnrichOutcome, FlagStore } from '../store/flag-store.js';
+import { projectRequest, withCurrentProject } from '../http/api-request.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { EditPermission } from './flag-edit-permission.js';
-import { FLAG_API_PREFIXES, flagOfProject, withCurrentProject } from './feature-flags-api.js';
+import { FLAG_API_PREFIXES, flagOfProject } from './feature-flags-api.js';
 
 export interface FlagUsageDashboardDeps {
   auth: AuthStore;

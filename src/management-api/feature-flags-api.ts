@@ -4,25 +4,25 @@
  * the refused DELETE; the same routes under the legacy `/api/feature_flag/` prefix (the caller's
  * current project). Writes run in one LMDB transaction each (see FlagStore).
  */
-import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../../errors.js';
-import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../../flags/feature-flag.js';
+import type { RequiredScope } from '../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../errors.js';
+import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
 import {
   activeDependents,
   checkFlagDependencies,
   dependencyIds,
   describeFlags,
-} from '../../flags/flag-dependencies.js';
-import { filterFlags, orderNewestFirst } from '../../flags/list-filters.js';
-import { validateFlagWrite, type CohortInfo } from '../../flags/validate-flag-write.js';
-import { findVersionConflict } from '../../flags/version-conflict.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { FlagStore } from '../../store/flag-store.js';
-import { projectRequest, type ProjectApiRequest } from '../api-request.js';
-import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+} from '../flags/flag-dependencies.js';
+import { filterFlags, orderNewestFirst } from '../flags/list-filters.js';
+import { validateFlagWrite, type CohortInfo } from '../flags/validate-flag-write.js';
+import { findVersionConflict } from '../flags/version-conflict.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { FlagStore } from '../store/flag-store.js';
+import { projectRequest, type ProjectApiRequest, withCurrentProject } from '../http/api-request.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { EditPermission } from './flag-edit-permission.js';
 import { flagRenderContextFor, renderFlag, type FlagRenderContext } from './render-flag.js';
 
@@ -200,9 +200,4 @@ class FlagApi {
   private renderContext(req: ProjectApiRequest, now: Date): FlagRenderContext {
     return flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user), now);
   }
-}
-
-/** The legacy `/api/feature_flag/` routes have no `:project_id`: they use the caller's current project. */
-export function withCurrentProject(params: Params): Params {
-  return params.project_id === undefined ? { ...params, project_id: '@current' } : params;
 }

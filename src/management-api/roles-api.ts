@@ -11,9 +11,9 @@
  * have admin level or higher."). Personal-key scopes (§6): roles are `organization:read`/`:write`;
  * resource access is PostHog's "INTERNAL" scope object, so scoped keys are refused there.
  */
-import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../../errors.js';
-import { isOrganizationAdmin, type AuthStore } from '../../store/auth-store.js';
+import type { RequiredScope } from '../auth/authenticate-personal-key.js';
+import { HedgerowError } from '../errors.js';
+import { isOrganizationAdmin, type AuthStore } from '../store/auth-store.js';
 import {
   DEFAULT_ACCESS_LEVEL,
   ROLE_NAME_MAX_LENGTH,
@@ -21,12 +21,12 @@ import {
   type OrganizationResourceAccess,
   type RbacStore,
   type Role,
-} from '../../store/rbac-store.js';
-import { organizationRequest, type OrganizationApiRequest } from '../api-request.js';
-import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+} from '../store/rbac-store.js';
+import { organizationRequest, type OrganizationApiRequest } from '../http/api-request.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 import { accessLevelField, charField, resourceField, uuidField } from './rbac-fields.js';
 import { renderMembership, renderResourceAccess, renderRole, type RbacRenderContext } from './render-rbac.js';
 

@@ -9,23 +9,23 @@
  * PATCH does not delete it; otherwise it is ignored. `PATCH …/:id/add_persons_to_static_cohort/`
  * adds stored persons by UUID.
  */
-import type { RequiredScope } from '../../auth/authenticate-personal-key.js';
-import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../../cohorts/static-cohort-csv.js';
-import { HedgerowError, isHedgerowError } from '../../errors.js';
-import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../../flags/cohort-checks.js';
-import { readBooleanField, readCharField, readDictField } from '../../compat/drf-fields.js';
-import type { PersonsNamedQuery } from '../../persons/scan-persons.js';
-import type { ScanPool } from '../../pool/scan-pool.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { CohortRecord, CohortStore, CohortWrite } from '../../store/cohort-store.js';
-import type { FlagReader } from '../../store/flag-store.js';
-import { projectRequest, type JsonObject, type ProjectApiRequest } from '../api-request.js';
-import { isMultipart, readMultipartForm, withFormBody } from '../multipart-form.js';
-import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import { basicUserOrNull } from '../serialize-user.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
+import type { RequiredScope } from '../auth/authenticate-personal-key.js';
+import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../cohorts/static-cohort-csv.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../flags/cohort-checks.js';
+import { readBooleanField, readCharField, readDictField } from '../compat/drf-fields.js';
+import type { PersonsNamedQuery } from '../persons/scan-persons.js';
+import type { ScanPool } from '../pool/scan-pool.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { CohortRecord, CohortStore, CohortWrite } from '../store/cohort-store.js';
+import type { FlagReader } from '../store/flag-store.js';
+import { projectRequest, type JsonObject, type ProjectApiRequest } from '../http/api-request.js';
+import { isMultipart, readMultipartForm, withFormBody } from '../http/multipart-form.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import { basicUserOrNull } from './serialize-user.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface CohortsApiDeps {
   auth: AuthStore;

@@ -8,24 +8,24 @@
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
-import { parseDateMs } from '../../compat/parse-date.js';
-import { canonicalUuid } from '../../compat/python-parse.js';
-import { relativeDateParse } from '../../compat/relative-date.js';
-import { HedgerowError } from '../../errors.js';
-import type { StoredEvent } from '../../ingest/types.js';
-import { withGroupIndexes } from '../../persons/group-event.js';
-import type { EventsPageQuery } from '../../persons/person-events-query.js';
-import { parsePersonRef } from '../../persons/person-ref.js';
-import type { ScanPool } from '../../pool/scan-pool.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { GroupReader } from '../../store/group-store.js';
-import type { PersonReader } from '../../store/person-store.js';
-import { decodeCursor, type EventsOrder } from '../../store/list-events.js';
-import { absoluteUrl, projectRequest } from '../api-request.js';
-import { refusePropertyFilter } from '../property-filter-param.js';
-import { json } from '../respond.js';
-import type { Router } from '../router.js';
-import type { HttpRequest } from '../types.js';
+import { parseDateMs } from '../compat/parse-date.js';
+import { canonicalUuid } from '../compat/python-parse.js';
+import { relativeDateParse } from '../compat/relative-date.js';
+import { HedgerowError } from '../errors.js';
+import type { StoredEvent } from '../ingest/types.js';
+import { withGroupIndexes } from '../persons/group-event.js';
+import type { EventsPageQuery } from '../persons/person-events-query.js';
+import { parsePersonRef } from '../persons/person-ref.js';
+import type { ScanPool } from '../pool/scan-pool.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { GroupReader } from '../store/group-store.js';
+import type { PersonReader } from '../store/person-store.js';
+import { decodeCursor, type EventsOrder } from '../store/list-events.js';
+import { absoluteUrl, projectRequest } from '../http/api-request.js';
+import { refusePropertyFilter } from './property-filter-param.js';
+import { json } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import type { HttpRequest } from '../http/types.js';
 
 const DEFAULT_LIMIT = 100;
 const FUTURE_SLACK_MS = 5000;

@@ -9,8 +9,8 @@
  */
 import { type Cursor, encodeCursor } from '../compat/drf-cursor-pagination.js';
 import { HedgerowError } from '../errors.js';
-import { absoluteUrl } from './api-request.js';
-import type { HttpRequest } from './types.js';
+import { absoluteUrl } from '../http/api-request.js';
+import type { HttpRequest } from '../http/types.js';
 
 export const DEFAULT_PAGE_SIZE = 100;
 

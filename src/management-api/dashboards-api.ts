@@ -6,20 +6,20 @@
  * - `GET /project/:project_id/dashboard/:id`: the same as a self-contained HTML page, for a
  *   personal API key (`dashboard:read`) or a signed link (`?exp=…&sig=…`, see auth/signed-link.ts).
  */
-import { authenticatePersonalKey, requireScope, resolveProject } from '../../auth/authenticate-personal-key.js';
-import { signedDashboardPath, verifyDashboardLink } from '../../auth/signed-link.js';
-import { dashboardPageModel, type UsageSource } from '../../dashboards/compute-tiles.js';
-import { renderDashboardPage } from '../../dashboards/render-dashboard-page.js';
-import { HedgerowError } from '../../errors.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { DashboardRecord, DashboardStore } from '../../store/dashboard-store.js';
-import type { UsageRollupReader } from '../../store/usage-rollups.js';
-import { projectRequest, requestOrigin } from '../api-request.js';
-import { limitOffsetPage, parseLimitOffset } from '../pagination.js';
-import { renderDashboard, renderDashboardBasic } from '../render-dashboard.js';
-import { json } from '../respond.js';
-import type { Params, Router } from '../router.js';
-import type { HttpRequest } from '../types.js';
+import { authenticatePersonalKey, requireScope, resolveProject } from '../auth/authenticate-personal-key.js';
+import { signedDashboardPath, verifyDashboardLink } from '../auth/signed-link.js';
+import { dashboardPageModel, type UsageSource } from '../dashboards/compute-tiles.js';
+import { renderDashboardPage } from '../dashboards/render-dashboard-page.js';
+import { HedgerowError } from '../errors.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { DashboardRecord, DashboardStore } from '../store/dashboard-store.js';
+import type { UsageRollupReader } from '../store/usage-rollups.js';
+import { projectRequest, requestOrigin } from '../http/api-request.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { renderDashboard, renderDashboardBasic } from './render-dashboard.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest } from '../http/types.js';
 
 export interface DashboardsApiDeps {
   auth: AuthStore;

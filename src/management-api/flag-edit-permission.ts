@@ -3,10 +3,10 @@
  * the user's roles (read once per request), and each flag's role access rows, fed to the pure rules
  * of flags/can-edit.ts.
  */
-import { canEditFeatureFlag } from '../../flags/can-edit.js';
-import type { FeatureFlagRecord } from '../../flags/feature-flag.js';
-import type { User } from '../../store/auth-store.js';
-import type { RbacStore } from '../../store/rbac-store.js';
+import { canEditFeatureFlag } from '../flags/can-edit.js';
+import type { FeatureFlagRecord } from '../flags/feature-flag.js';
+import type { User } from '../store/auth-store.js';
+import type { RbacStore } from '../store/rbac-store.js';
 
 export type EditPermission = (user: User) => (flag: FeatureFlagRecord) => boolean;
 

@@ -7,19 +7,19 @@
  *   for the calling user's own distinct id (inactive flags answer `false`).
  * Neither declares a scope, so scoped personal keys are refused (403), as in PostHog.
  */
-import { HedgerowError } from '../../errors.js';
-import { flagValue } from '../../flags/engine/evaluate-flags.js';
-import { minimalFlag } from '../../flags/definitions/minimal-flag.js';
-import { orderNewestFirst } from '../../flags/list-filters.js';
-import type { SubjectSources } from '../../evaluation/flags-context.js';
-import { evaluateSubject } from '../../evaluation/evaluate-subject.js';
-import type { ProjectFlagsCache } from '../../evaluation/project-flags-cache.js';
-import type { AuthStore } from '../../store/auth-store.js';
-import type { FlagReader } from '../../store/flag-store.js';
-import { projectRequest } from '../api-request.js';
-import { json } from '../respond.js';
-import type { Router } from '../router.js';
-import { FLAG_API_PREFIXES, withCurrentProject } from './feature-flags-api.js';
+import { HedgerowError } from '../errors.js';
+import { flagValue } from '../flags/engine/evaluate-flags.js';
+import { minimalFlag } from '../flags/definitions/minimal-flag.js';
+import { orderNewestFirst } from '../flags/list-filters.js';
+import type { SubjectSources } from '../evaluation/flags-context.js';
+import { evaluateSubject } from '../evaluation/evaluate-subject.js';
+import type { ProjectFlagsCache } from '../evaluation/project-flags-cache.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { FlagReader } from '../store/flag-store.js';
+import { projectRequest, withCurrentProject } from '../http/api-request.js';
+import { json } from '../http/respond.js';
+import type { Router } from '../http/router.js';
+import { FLAG_API_PREFIXES } from './feature-flags-api.js';
 
 export interface FlagEvaluationViewsDeps {
   auth: AuthStore;
