@@ -1,7 +1,9 @@
 /**
  * The one error catalogue. Every error a client can see is listed here with a stable
- * Hedgerow code, its HTTP status and the PostHog body fields (`type`, `code`, `attr`).
- * Handlers throw `HedgerowError`s; `toErrorResponse` at the edge turns them into bodies.
+ * Hedgerow code, its HTTP status, the PostHog body fields (`type`, `code`, `attr`) and its
+ * wording: a fixed message, or a template whose `{name}` placeholders `catalogueError` fills in
+ * (DRF's own templates where the error is DRF's). Handlers throw `HedgerowError`s;
+ * `toErrorResponse` at the edge turns them into bodies.
  */
 
 export type PostHogErrorType =
@@ -12,22 +14,23 @@ export type PostHogErrorType =
   | 'server_error'
   | 'throttled_error';
 
-interface CatalogueEntry {
+interface CatalogueEntry<M extends string = string> {
   readonly status: number;
   readonly type: PostHogErrorType;
   /** PostHog's `code` field. */
   readonly code: string;
   readonly attr: string | null;
-  readonly message: string;
+  /** The detail, or its template: `{name}` stands for the parameter `name`. */
+  readonly message: M;
 }
 
-function entry(
+function entry<M extends string>(
   status: number,
   type: PostHogErrorType,
   code: string,
-  message: string,
+  message: M,
   attr: string | null = null,
-): CatalogueEntry {
+): CatalogueEntry<M> {
   return Object.freeze({ status, type, code, attr, message });
 }
 
@@ -144,7 +147,7 @@ export const ERRORS = Object.freeze({
   HR_FIELD_MAX_LENGTH: entry(400, 'validation_error', 'max_length', 'Ensure this field has no more than 400 characters.'),
   HR_FIELD_UNIQUE: entry(400, 'validation_error', 'unique', 'This field must be unique.'),
   HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', 'This is not a valid choice.'),
-  HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Object does not exist.'),
+  HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
   HR_FIELD_NOT_A_LIST: entry(400, 'validation_error', 'not_a_list', 'Expected a list of items.'),
   HR_FIELD_NOT_A_DICT: entry(400, 'validation_error', 'not_a_dict', 'Expected a dictionary of items.'),
   HR_FIELD_INCORRECT_TYPE: entry(400, 'validation_error', 'incorrect_type', 'Incorrect type. Expected pk value.'),
@@ -206,6 +209,16 @@ export const ERRORS = Object.freeze({
   ),
   HR_ADMIN_REQUIRED: entry(403, 'authentication_error', 'permission_denied', 'You need to have admin level or higher.'),
   HR_ROLE_ACCESS_FLAG_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Feature flag not found.'),
+  HR_ROLE_NAME_TAKEN: entry(400, 'validation_error', 'unique', 'There is already a role with this name.', 'name'),
+  HR_USER_ALREADY_IN_ROLE: entry(400, 'validation_error', 'invalid_input', 'User is already part of the role.'),
+  // PostHog's database constraint on (role, feature_flag); a 500 there.
+  HR_FLAG_ROLE_ACCESS_EXISTS: entry(
+    400,
+    'validation_error',
+    'unique',
+    'The fields role, feature_flag must make a unique set.',
+  ),
+  HR_RESOURCE_ACCESS_EXISTS: entry(400, 'validation_error', 'unique', 'This resource access already exists.', 'resource'),
 
   // --- flag evaluation (/flags, /decide) ---
   // Rust flags service `api/errors.rs` (NoTokenError, MissingDistinctId); Django decide for `malformed_data`.
@@ -341,6 +354,27 @@ export const ERRORS = Object.freeze({
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** The placeholder names of a message template. */
+type Placeholders<M extends string> = M extends `${string}{${infer Name}}${infer Rest}` ? Name | Placeholders<Rest> : never;
+
+type PlaceholdersOf<C extends ErrorCode> = Placeholders<(typeof ERRORS)[C]['message']>;
+
+/** Codes whose message is a template: thrown with `catalogueError` and their parameters. */
+export type TemplateCode = { [C in ErrorCode]: [PlaceholdersOf<C>] extends [never] ? never : C }[ErrorCode];
+
+/** Codes whose message is fixed text. */
+export type FixedCode = Exclude<ErrorCode, TemplateCode>;
+
+/** The parameters of a template code's message. */
+export type ErrorParams<C extends TemplateCode> = { readonly [Name in PlaceholdersOf<C>]: string | number };
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+/** A template's text with each `{name}` replaced by `params[name]` (in one pass: values are not read as templates). */
+export function fillTemplate(template: string, params: Readonly<Record<string, string | number>>): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => String(params[name]));
+}
+
 /** The JSON body PostHog sends for an error. */
 export interface PostHogErrorBody {
   type: PostHogErrorType;
@@ -354,7 +388,12 @@ export class HedgerowError extends Error {
   readonly status: number;
   readonly attr: string | null;
 
-  /** `detail` replaces the catalogue message; `attr` overrides the catalogue attr. */
+  /**
+   * `detail` replaces the catalogue message (a template code needs one: `catalogueError` fills
+   * the template in); `attr` overrides the catalogue attr.
+   */
+  constructor(code: FixedCode, detail?: string, attr?: string | null);
+  constructor(code: ErrorCode, detail: string, attr?: string | null);
   constructor(code: ErrorCode, detail?: string, attr?: string | null) {
     const e = ERRORS[code];
     super(detail ?? e.message);
@@ -368,6 +407,12 @@ export class HedgerowError extends Error {
     const e = ERRORS[this.hedgerowCode];
     return { type: e.type, code: e.code, detail: this.message, attr: this.attr };
   }
+}
+
+/** The error of a template code, its message filled in with `params`; `attr` overrides the catalogue attr. */
+export function catalogueError<C extends TemplateCode>(code: C, params: ErrorParams<C>, attr?: string | null): HedgerowError {
+  const e: CatalogueEntry = ERRORS[code as ErrorCode];
+  return new HedgerowError(code, fillTemplate(e.message, params), attr);
 }
 
 export function isHedgerowError(err: unknown): err is HedgerowError {

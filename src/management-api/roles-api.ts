@@ -17,7 +17,6 @@ import { isOrganizationAdmin, type AuthStore } from '../store/auth-store.js';
 import {
   DEFAULT_ACCESS_LEVEL,
   ROLE_NAME_MAX_LENGTH,
-  ROLE_NAME_TAKEN,
   type OrganizationResourceAccess,
   type RbacStore,
   type Role,
@@ -221,7 +220,7 @@ class RolesApi {
   private roleName(r: OrganizationApiRequest, required: boolean): string | undefined {
     const name = charField(r.body, 'name', { required, maxLength: ROLE_NAME_MAX_LENGTH });
     if (name !== undefined && this.deps.rbac.roleByName(r.organization.id, name)) {
-      throw new HedgerowError('HR_FIELD_UNIQUE', ROLE_NAME_TAKEN, 'name');
+      throw new HedgerowError('HR_ROLE_NAME_TAKEN');
     }
     return name;
   }
