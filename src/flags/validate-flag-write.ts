@@ -51,7 +51,7 @@ type FieldRule = (value: unknown, out: FlagWrite, ctx: FlagValidationContext) =>
 function checkKey(key: string, ctx: FlagValidationContext): string {
   const holder = ctx.liveFlagIdByKey(key);
   if (holder !== undefined && holder !== ctx.current?.id) {
-    throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
+    throw new HedgerowError('HR_FLAG_KEY_TAKEN');
   }
   if (!FLAG_KEY_FORMAT.test(key)) throw new HedgerowError('HR_INVALID_FLAG_KEY');
   return key;

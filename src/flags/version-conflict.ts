@@ -9,7 +9,7 @@
  * normalised form count as the same value.
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, type HedgerowError } from '../errors.js';
 import type { FeatureFlagRecord, FlagWrite } from './feature-flag.js';
 import { normalizedFilters } from './flag-view.js';
 import { jsonEqual } from './json-equal.js';
@@ -70,8 +70,5 @@ export function findVersionConflict(
 
 /** The 409 for a conflict, naming who last modified the flag when known. */
 export function versionConflictError(lastModifiedByEmail?: string | null): HedgerowError {
-  return new HedgerowError(
-    'HR_FLAG_VERSION_CONFLICT',
-    `The feature flag was updated by ${lastModifiedByEmail ?? 'another user'} since you started editing it. Please refresh and try again.`,
-  );
+  return catalogueError('HR_FLAG_VERSION_CONFLICT', { user: lastModifiedByEmail ?? 'another user' });
 }

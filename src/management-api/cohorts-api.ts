@@ -11,7 +11,7 @@
  */
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../cohorts/static-cohort-csv.js';
-import { HedgerowError, isHedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError, isHedgerowError } from '../errors.js';
 import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../flags/cohort-checks.js';
 import { readBooleanField, readCharField, readDictField } from '../compat/drf-fields.js';
 import type { PersonsNamedQuery } from '../persons/scan-persons.js';
@@ -25,6 +25,7 @@ import { limitOffsetPage, parseLimitOffset } from './pagination.js';
 import { json } from '../http/respond.js';
 import type { Params, Router } from '../http/router.js';
 import { basicUserOrNull } from './serialize-user.js';
+import { isPlainObject } from '../util/plain-object.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface CohortsApiDeps {
@@ -127,15 +128,14 @@ class CohortsApi {
     const req = this.request(http, params, 'cohort:write');
     const cohort = this.cohortOf(req, params);
     if (cohort.deleted) throw new HedgerowError('HR_NOT_FOUND');
-    const invalid = (detail: string) => new HedgerowError('HR_VALIDATION', detail, null);
-    if (!cohort.is_static) throw invalid('Can only add users to static cohorts');
+    if (!cohort.is_static) throw new HedgerowError('HR_COHORT_NOT_STATIC');
     const ids = req.body.person_ids;
-    if (!Array.isArray(ids)) throw invalid('person_ids must be a list');
-    if (ids.length === 0) throw invalid('person_ids cannot be empty');
-    if (ids.length > MAX_PERSONS_PER_ADD) throw invalid('List size exceeds limit');
+    if (!Array.isArray(ids)) throw new HedgerowError('HR_COHORT_PERSON_IDS_NOT_A_LIST');
+    if (ids.length === 0) throw new HedgerowError('HR_COHORT_PERSON_IDS_EMPTY');
+    if (ids.length > MAX_PERSONS_PER_ADD) throw new HedgerowError('HR_COHORT_PERSON_IDS_TOO_MANY');
     const values = ids.filter((id): id is string => typeof id === 'string').map((id) => id.toLowerCase());
     const { persons, distinctIds } = await this.deps.scans().personsNamed({ projectId: req.project.id, by: 'uuid', values });
-    if (persons === 0) throw invalid('No valid users to add to cohort');
+    if (persons === 0) throw new HedgerowError('HR_COHORT_NO_VALID_PERSONS');
     this.deps.cohorts.addStaticMembers(req.project.id, cohort.id, distinctIds);
     return json(200, { success: true });
   }
@@ -212,7 +212,6 @@ class CohortsApi {
   private checkFilters(projectId: number, filters: JsonObject, selfId: number | undefined): void {
     const properties = filters.properties;
     if (properties === undefined) return;
-    const invalid = (detail: string) => new HedgerowError('HR_VALIDATION', detail, 'filters');
     // Depth first, in the order of the values, without recursion (a chain of cohorts can be long);
     // a cohort already walked through is not walked again (shared sub-cohorts would otherwise
     // be walked once per path: exponentially many).
@@ -230,12 +229,10 @@ class CohortsApi {
         continue;
       }
       const node = frame.nodes[frame.next++];
-      if (node === null || typeof node !== 'object' || Array.isArray(node)) {
-        throw invalid('Cohort filters must be property groups of the form {"type": "AND" | "OR", "values": [...]}.');
-      }
-      const group = node as JsonObject;
+      if (!isPlainObject(node)) throw new HedgerowError('HR_COHORT_FILTERS_NOT_GROUPS');
+      const group: JsonObject = node;
       if (Array.isArray(group.values)) {
-        if (group.type !== 'AND' && group.type !== 'OR') throw invalid('Property group type must be "AND" or "OR".');
+        if (group.type !== 'AND' && group.type !== 'OR') throw new HedgerowError('HR_COHORT_GROUP_TYPE_INVALID');
         stack.push({ nodes: group.values, next: 0 });
         continue;
       }
@@ -243,9 +240,9 @@ class CohortsApi {
       const id = cohortIdOf(group.value);
       const target = id === undefined ? undefined : this.deps.cohorts.get(projectId, id);
       if (id === undefined || !target) {
-        throw new HedgerowError('HR_COHORT_DOES_NOT_EXIST', `Cohort with id ${String(group.value)} does not exist`);
+        throw catalogueError('HR_COHORT_DOES_NOT_EXIST', { id: String(group.value) });
       }
-      if (onPath.has(id)) throw invalid('Cohorts cannot reference other cohorts in a loop.');
+      if (onPath.has(id)) throw new HedgerowError('HR_COHORT_LOOP');
       if (walked.has(id)) continue;
       const nested = (target.filters as { properties?: unknown }).properties;
       if (nested === undefined) {

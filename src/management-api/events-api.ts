@@ -11,7 +11,7 @@
 import { parseDateMs } from '../compat/parse-date.js';
 import { canonicalUuid } from '../compat/python-parse.js';
 import { relativeDateParse } from '../compat/relative-date.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { StoredEvent } from '../ingest/types.js';
 import { withGroupIndexes } from '../persons/group-event.js';
 import type { EventsPageQuery } from '../persons/person-events-query.js';
@@ -60,7 +60,7 @@ export function addEventsApiRoutes(router: Router, deps: EventsApiDeps): void {
     const uuid = canonicalUuid(raw);
     if (uuid === undefined) throw new HedgerowError('HR_EVENT_UUID_INVALID');
     const found = await deps.scans().eventByUuid(project.id, uuid);
-    if (!found) throw new HedgerowError('HR_NOT_FOUND', `No events exist for event UUID ${raw}`);
+    if (!found) throw catalogueError('HR_EVENT_NOT_FOUND', { uuid: raw });
     // PostHog's retrieve passes its serializer no persons: `person` is null there.
     return json(200, { ...rendererFor(deps, project.id)(found), person: null });
   });
@@ -117,13 +117,13 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
-    if (!Number.isInteger(n) || n < 1) throw new HedgerowError('HR_INVALID_QUERY', 'limit must be a positive integer', 'limit');
+    if (!Number.isInteger(n) || n < 1) throw catalogueError('HR_QUERY_NOT_POSITIVE_INTEGER', { name: 'limit' }, 'limit');
     out.limit = Math.min(n, MAX_LIMIT);
   }
   const offset = q.get('offset');
   if (offset) {
     const n = Number(offset);
-    if (!Number.isSafeInteger(n) || n < 0) throw new HedgerowError('HR_INVALID_QUERY', 'offset must be a non-negative integer', 'offset');
+    if (!Number.isSafeInteger(n) || n < 0) throw catalogueError('HR_QUERY_NEGATIVE_INTEGER', { name: 'offset' }, 'offset');
     out.offset = n;
   }
   const event = q.get('event');
@@ -133,7 +133,7 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   const personId = q.get('person_id');
   if (personId) {
     const ref = parsePersonRef(personId);
-    if (ref === 'invalid') throw new HedgerowError('HR_INVALID_QUERY', "person_id must be a person's UUID or integer id", 'person_id');
+    if (ref === 'invalid') throw new HedgerowError('HR_EVENTS_PERSON_ID_INVALID');
     if (ref === 'not_found') out.distinctIds = []; // an id no person can have: no event matches
     else out.person = ref;
   }
@@ -148,7 +148,7 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
     try {
       decodeCursor(cursor);
     } catch {
-      throw new HedgerowError('HR_INVALID_QUERY', 'cursor is not one this server produced', 'cursor');
+      throw new HedgerowError('HR_EVENTS_CURSOR_INVALID');
     }
     out.cursor = cursor;
   }
@@ -162,19 +162,19 @@ function listOrder(orderBy: string | null): EventsOrder {
   try {
     order = JSON.parse(orderBy);
   } catch {
-    throw new HedgerowError('HR_INVALID_QUERY', 'orderBy must be a JSON list', 'orderBy');
+    throw new HedgerowError('HR_EVENTS_ORDER_NOT_A_LIST');
   }
   if (Array.isArray(order) && order.length === 1 && (order[0] === '-timestamp' || order[0] === 'timestamp')) {
     return order[0] === 'timestamp' ? 'oldest' : 'newest';
   }
-  throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only', 'orderBy');
+  throw new HedgerowError('HR_EVENTS_ORDER_UNSUPPORTED');
 }
 
 /** PostHog parameters that would change the answer and that Hedgerow does not implement. */
 function refuseUnsupported(q: URLSearchParams): void {
   refusePropertyFilter(q, 'events list');
   for (const name of ['select', 'where']) {
-    if (q.get(name)) throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not support ${name} on the events list`, name);
+    if (q.get(name)) throw catalogueError('HR_QUERY_UNSUPPORTED', { name, list: 'events list' }, name);
   }
 }
 
@@ -182,7 +182,7 @@ function refuseUnsupported(q: URLSearchParams): void {
 function parseInstant(s: string, attr: string): number {
   const ms = parseDateMs(s) ?? relativeDateParse(s, Date.now());
   if (ms === undefined) {
-    throw new HedgerowError('HR_INVALID_QUERY', `${attr} must be an ISO-8601 date-time or a relative date such as -7d`, attr);
+    throw catalogueError('HR_QUERY_NOT_A_DATE', { name: attr }, attr);
   }
   return ms;
 }

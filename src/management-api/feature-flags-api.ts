@@ -5,7 +5,7 @@
  * current project). Writes run in one LMDB transaction each (see FlagStore).
  */
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
 import {
   activeDependents,
@@ -15,7 +15,7 @@ import {
 } from '../flags/flag-dependencies.js';
 import { filterFlags, orderNewestFirst } from '../flags/list-filters.js';
 import { validateFlagWrite, type CohortInfo } from '../flags/validate-flag-write.js';
-import { findVersionConflict } from '../flags/version-conflict.js';
+import { findVersionConflict, versionConflictError } from '../flags/version-conflict.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { FlagStore } from '../store/flag-store.js';
 import { projectRequest, type ProjectApiRequest, withCurrentProject } from '../http/api-request.js';
@@ -119,10 +119,7 @@ class FlagApi {
       const write = validateFlagWrite(req.body, { ...this.validationContext(projectId, mode), current });
       if (findVersionConflict(req.body, current, write)) {
         const by = current.last_modified_by === null ? undefined : this.deps.auth.user(current.last_modified_by);
-        throw new HedgerowError(
-          'HR_FLAG_VERSION_CONFLICT',
-          `The feature flag was updated by ${by?.email ?? 'another user'} since you started editing it. Please refresh and try again.`,
-        );
+        throw versionConflictError(by?.email);
       }
       this.checkStateChange(current, write);
       return write;
@@ -143,26 +140,20 @@ class FlagApi {
     if (next.deleted && !current.deleted) {
       const dependents = activeDependents(current.id, flags.values());
       if (dependents.length > 0) {
-        throw new HedgerowError(
-          'HR_VALIDATION',
-          `Cannot delete this feature flag because other flags depend on it: ${describeFlags(dependents)}. Please update or delete the dependent flags first.`,
-        );
+        throw catalogueError('HR_FLAG_DELETE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
       }
     }
     // A restore takes the key back (a key sent in the body was already checked by validation).
     if (current.deleted && !next.deleted) {
       const holder = this.deps.flags.liveIdByKey(current.project_id, next.key);
       if (holder !== undefined && holder !== current.id) {
-        throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
+        throw new HedgerowError('HR_FLAG_KEY_TAKEN');
       }
     }
     if (current.active && !next.active && !next.deleted) {
       const dependents = activeDependents(current.id, flags.values());
       if (dependents.length > 0) {
-        throw new HedgerowError(
-          'HR_VALIDATION',
-          `Cannot disable this feature flag because other flags depend on it: ${describeFlags(dependents)}. Please update or delete the dependent flags first.`,
-        );
+        throw catalogueError('HR_FLAG_DISABLE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
       }
     }
     if (!current.active && next.active) {
@@ -170,10 +161,7 @@ class FlagApi {
         .map((id) => flags.get(id))
         .filter((f): f is FeatureFlagRecord => f !== undefined && (!f.active || f.deleted));
       if (disabled.length > 0) {
-        throw new HedgerowError(
-          'HR_VALIDATION',
-          `Cannot enable this feature flag because it depends on disabled flags: ${describeFlags(disabled)}. Please enable those flags first.`,
-        );
+        throw catalogueError('HR_FLAG_ENABLE_DEPENDS_ON_DISABLED', { flags: describeFlags(disabled) });
       }
     }
     if (write.filters) checkFlagDependencies({ id: current.id, key: next.key, filters: write.filters }, flags);

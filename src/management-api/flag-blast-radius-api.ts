@@ -5,8 +5,8 @@
  * (src/blast-radius/blast-radius-index.ts), between two of its batches. Declares no scope, so
  * scoped personal keys are refused.
  */
-import { INVALID_GROUP_TYPE_INDEX, parseBlastRadiusBody } from '../blast-radius/blast-radius-request.js';
-import { HedgerowError } from '../errors.js';
+import { parseBlastRadiusBody } from '../blast-radius/blast-radius-request.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { BlastRadiusReply } from '../processing/processor-messages.js';
 import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -32,12 +32,9 @@ export function addFlagBlastRadiusRoutes(router: Router, deps: FlagBlastRadiusDe
       const reply = await pending;
       if (reply.ok) return json(200, { users_affected: reply.users_affected, total_users: reply.total_users });
       if ('unsupported' in reply) {
-        throw new HedgerowError(
-          'HR_VALIDATION',
-          reply.unsupported === 'flag' ? 'Flag dependencies cannot be counted in a blast radius.' : INVALID_GROUP_TYPE_INDEX,
-        );
+        throw new HedgerowError(reply.unsupported === 'flag' ? 'HR_BLAST_RADIUS_FLAG_DEPENDENCY' : 'HR_BLAST_RADIUS_GROUP_TYPE_INDEX');
       }
-      throw new HedgerowError('HR_NOT_READY', `Blast radius unavailable: ${reply.error}`);
+      throw catalogueError('HR_BLAST_RADIUS_UNAVAILABLE', { reason: reply.error });
     });
   }
 }

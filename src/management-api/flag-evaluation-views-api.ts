@@ -34,7 +34,7 @@ export function addFlagEvaluationViewRoutes(router: Router, deps: FlagEvaluation
     router.add(['GET'], `${prefix}/evaluation_reasons`, 'api:feature_flags_evaluation_reasons', (http, params) => {
       const req = projectRequest(deps.auth, http, withCurrentProject(params), 'unsupported');
       const distinctId = req.query.get('distinct_id');
-      if (!distinctId) throw new HedgerowError('HR_VALIDATION', 'distinct_id is required');
+      if (!distinctId) throw new HedgerowError('HR_DISTINCT_ID_REQUIRED');
       const groups = parseGroupsParam(req.query.get('groups'));
       const projectId = req.project.id;
       const project = deps.projects.get(projectId);
@@ -54,7 +54,7 @@ export function addFlagEvaluationViewRoutes(router: Router, deps: FlagEvaluation
     router.add(['GET'], `${prefix}/my_flags`, 'api:feature_flags_my_flags', (http, params) => {
       const req = projectRequest(deps.auth, http, withCurrentProject(params), 'unsupported');
       const distinctId = req.principal.user.distinct_id;
-      if (!distinctId) throw new HedgerowError('HR_VALIDATION', 'User distinct_id is required');
+      if (!distinctId) throw new HedgerowError('HR_USER_DISTINCT_ID_REQUIRED');
       const projectId = req.project.id;
       const flags = orderNewestFirst(deps.flags.list(projectId).filter((f) => !f.deleted));
       if (flags.length === 0) return json(200, []);
@@ -78,10 +78,10 @@ export function parseGroupsParam(raw: string | null): Record<string, unknown> {
   try {
     value = JSON.parse(raw);
   } catch {
-    throw new HedgerowError('HR_VALIDATION', 'Invalid JSON in groups parameter');
+    throw new HedgerowError('HR_GROUPS_PARAM_INVALID_JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HedgerowError('HR_VALIDATION', 'groups must be a JSON object');
+    throw new HedgerowError('HR_GROUPS_PARAM_NOT_AN_OBJECT');
   }
   return value as Record<string, unknown>;
 }

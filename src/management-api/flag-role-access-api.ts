@@ -6,7 +6,7 @@
  * a member of a role that can always edit).
  */
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { assertCanEditRoleAccess } from '../flags/can-edit.js';
 import type { FeatureFlagRecord } from '../flags/feature-flag.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -66,7 +66,7 @@ class RoleAccessApi {
     if (roleId === null) throw new HedgerowError('HR_FIELD_NULL', undefined, 'role_id');
     const id = String(roleId);
     if (!this.deps.rbac.roleInOrganization(req.principal.user.organization_id, id)) {
-      throw new HedgerowError('HR_FIELD_DOES_NOT_EXIST', `Invalid pk "${id}" - object does not exist.`, 'role_id');
+      throw catalogueError('HR_FIELD_DOES_NOT_EXIST', { pk_value: id }, 'role_id');
     }
     const row = this.deps.rbac.createFlagRoleAccess({ projectId: req.project.id, featureFlagId: flag.id, roleId: id });
     return json(201, this.render(req, row));

@@ -10,7 +10,7 @@
  */
 import { decodeCursor } from '../compat/drf-cursor-pagination.js';
 import { pythonInt } from '../compat/python-parse.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { checkGroupsCursor } from '../persons/scan-groups.js';
 import type { ScanPool } from '../pool/scan-pool.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -56,7 +56,7 @@ function find(deps: GroupsApiDeps, http: HttpRequest, params: Params): HttpRespo
   const req = projectRequest(deps.auth, http, params, 'group:read');
   const index = groupTypeIndex(req.query);
   const key = req.query.get('group_key');
-  if (key === null) throw new HedgerowError('HR_FIELD_REQUIRED', 'This field is required.', 'group_key');
+  if (key === null) throw new HedgerowError('HR_FIELD_REQUIRED', undefined, 'group_key');
   const group = deps.groups.get(req.project.id, index, key);
   if (!group) throw new HedgerowError('HR_NOT_FOUND');
   return json(200, renderFoundGroup(group));
@@ -76,7 +76,7 @@ function groupTypeIndex(q: URLSearchParams): number {
   if (!raw) throw new HedgerowError('HR_GROUP_TYPE_INDEX_REQUIRED');
   const n = pythonInt(raw);
   if (n === undefined || !Number.isSafeInteger(n)) {
-    throw new HedgerowError('HR_VALIDATION', `Field 'group_type_index' expected a number but got '${raw}'.`, 'group_type_index');
+    throw catalogueError('HR_GROUP_TYPE_INDEX_INVALID', { value: raw });
   }
   return n;
 }

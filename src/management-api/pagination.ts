@@ -8,7 +8,7 @@
  *   `previous` are absolute URLs with `cursor` replaced, the query re-encoded in sorted order.
  */
 import { type Cursor, encodeCursor } from '../compat/drf-cursor-pagination.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError } from '../errors.js';
 import { absoluteUrl } from '../http/api-request.js';
 import type { HttpRequest } from '../http/types.js';
 
@@ -71,7 +71,7 @@ export function parsePageNumber(query: URLSearchParams, defaultLimit = 10): Page
     if (raw === null || raw === '') return fallback;
     const n = positiveInt(raw);
     if (n === undefined) {
-      throw new HedgerowError('HR_VALIDATION', `${name} must be a positive integer`, name);
+      throw catalogueError('HR_QUERY_NOT_POSITIVE_INTEGER', { name }, name);
     }
     return n;
   };

@@ -10,7 +10,7 @@
  * (a list page, a UUID) runs in the worker pool (src/persons/scan-persons.ts).
  */
 import { canonicalUuid } from '../compat/python-parse.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { ScanPool } from '../pool/scan-pool.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { PersonReader } from '../store/person-store.js';
@@ -47,7 +47,7 @@ async function list(deps: PersonsApiDeps, http: HttpRequest, params: Params): Pr
   const projectId = req.project.id;
   const q = req.query;
   refusePropertyFilter(q, 'persons list');
-  if (q.get('cohort')) throw new HedgerowError('HR_INVALID_QUERY', 'Hedgerow does not filter the persons list by cohort yet', 'cohort');
+  if (q.get('cohort')) throw catalogueError('HR_QUERY_FILTER_UNSUPPORTED', { list: 'persons list', name: 'cohort' }, 'cohort');
   const filter = personFilter(deps.persons, projectId, q, Date.now());
   const { limit, offset } = parseLimitOffset(q);
   const { persons: page, total } = await pageOf(deps, { projectId, filter, offset, limit });
@@ -73,10 +73,7 @@ function pageOf(deps: PersonsApiDeps, query: PersonsPageQuery): Promise<PersonsP
 /** PostHog refuses to create persons over the API (after authentication and the `person:write` scope). */
 function refuseCreate(deps: PersonsApiDeps, http: HttpRequest, params: Params): HttpResponse {
   projectRequest(deps.auth, http, params, 'person:write');
-  throw new HedgerowError(
-    'HR_METHOD_NOT_ALLOWED',
-    'Creating persons via this API is not allowed. Please create persons by sending an $identify event. See https://posthog.com/docs/product-analytics/identify for details.',
-  );
+  throw new HedgerowError('HR_PERSON_CREATE_NOT_ALLOWED');
 }
 
 async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params): Promise<HttpResponse> {
@@ -86,10 +83,7 @@ async function retrieve(deps: PersonsApiDeps, http: HttpRequest, params: Params)
   const ref = parsePersonRef(raw);
   if (ref === 'not_found') throw new HedgerowError('HR_NOT_FOUND');
   if (ref === 'invalid') {
-    throw new HedgerowError(
-      'HR_PERSON_ID_INVALID',
-      `The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=${raw} instead.`,
-    );
+    throw catalogueError('HR_PERSON_ID_INVALID', { id: raw });
   }
   const person = 'uuid' in ref ? await deps.scans().personByUuid(projectId, ref.uuid) : deps.persons.get(projectId, ref.id);
   if (!person) throw new HedgerowError('HR_NOT_FOUND');

@@ -3,7 +3,7 @@
  * does not filter by yet: an empty filter is accepted, anything else is refused with a 400 that
  * names it, so that a caller never takes an unfiltered list for a filtered one.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 
 export function refusePropertyFilter(q: URLSearchParams, list: string): void {
   const raw = q.get('properties');
@@ -12,10 +12,10 @@ export function refusePropertyFilter(q: URLSearchParams, list: string): void {
   try {
     filters = JSON.parse(raw);
   } catch {
-    throw new HedgerowError('HR_INVALID_QUERY', 'Properties are unparsable!', 'properties');
+    throw new HedgerowError('HR_QUERY_PROPERTIES_UNPARSABLE');
   }
   if (!isEmptyPropertyFilter(filters)) {
-    throw new HedgerowError('HR_INVALID_QUERY', `Hedgerow does not filter the ${list} by properties yet`, 'properties');
+    throw catalogueError('HR_QUERY_FILTER_UNSUPPORTED', { list, name: 'properties' }, 'properties');
   }
 }
 

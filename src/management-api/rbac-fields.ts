@@ -5,9 +5,10 @@
  * required, or throws the catalogued 400 with `attr` set to the field name.
  */
 import { isAccessLevel, isResource, type AccessLevel, type Resource } from '../auth/access-level.js';
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { readCharField } from '../compat/drf-fields.js';
 import type { JsonObject } from '../http/api-request.js';
+import { hasOwn } from '../util/plain-object.js';
 
 /** A CharField (whitespace trimmed as Python's `strip`; blank, null, NUL and lone surrogates refused). */
 export function charField(
@@ -50,13 +51,13 @@ export function uuidField(body: JsonObject, name: string): string {
           .replace(/-/g, '')
           .toLowerCase()
       : '';
-  if (!/^[0-9a-f]{32}$/.test(hex)) throw new HedgerowError('HR_VALIDATION', 'Must be a valid UUID.', name);
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new HedgerowError('HR_FIELD_INVALID_UUID', undefined, name);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** The raw value; a missing required field or a null → 400 required / null. */
 function present(body: JsonObject, name: string, required: boolean): unknown {
-  if (!(name in body)) {
+  if (!hasOwn(body, name)) {
     if (required) throw new HedgerowError('HR_FIELD_REQUIRED', undefined, name);
     return undefined;
   }
@@ -67,7 +68,7 @@ function present(body: JsonObject, name: string, required: boolean): unknown {
 
 /** DRF's `"<input>" is not a valid choice.`, with the input printed as Python's `str()` would. */
 function invalidChoice(raw: unknown, name: string): HedgerowError {
-  return new HedgerowError('HR_FIELD_INVALID_CHOICE', `"${pythonStr(raw)}" is not a valid choice.`, name);
+  return catalogueError('HR_FIELD_INVALID_CHOICE', { input: pythonStr(raw) }, name);
 }
 
 function pythonStr(v: unknown): string {

@@ -128,7 +128,7 @@ class RolesApi {
     const role = this.roleOf(r, params);
     const uuid = uuidField(r.body, 'user_uuid');
     const user = this.deps.auth.users().find((u) => u.uuid === uuid && u.organization_id === r.organization.id);
-    if (!user) throw new HedgerowError('HR_VALIDATION', 'User does not exist.', null);
+    if (!user) throw new HedgerowError('HR_USER_DOES_NOT_EXIST');
     return json(201, renderMembership(this.render, this.deps.rbac.addMember(role.id, user.id)));
   }
 
