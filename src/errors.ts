@@ -157,13 +157,33 @@ export const ERRORS = Object.freeze({
   HR_FIELD_REQUIRED: entry(400, 'validation_error', 'required', 'This field is required.'),
   HR_FIELD_NULL: entry(400, 'validation_error', 'null', 'This field may not be null.'),
   HR_FIELD_BLANK: entry(400, 'validation_error', 'blank', 'This field may not be blank.'),
-  HR_FIELD_MAX_LENGTH: entry(400, 'validation_error', 'max_length', 'Ensure this field has no more than 400 characters.'),
+  HR_FIELD_MAX_LENGTH: entry(
+    400,
+    'validation_error',
+    'max_length',
+    'Ensure this field has no more than {max_length} characters.',
+  ),
   HR_FIELD_UNIQUE: entry(400, 'validation_error', 'unique', 'This field must be unique.'),
   HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', '"{input}" is not a valid choice.'),
   HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
-  HR_FIELD_NOT_A_LIST: entry(400, 'validation_error', 'not_a_list', 'Expected a list of items.'),
-  HR_FIELD_NOT_A_DICT: entry(400, 'validation_error', 'not_a_dict', 'Expected a dictionary of items.'),
-  HR_FIELD_INCORRECT_TYPE: entry(400, 'validation_error', 'incorrect_type', 'Incorrect type. Expected pk value.'),
+  HR_FIELD_NOT_A_LIST: entry(
+    400,
+    'validation_error',
+    'not_a_list',
+    'Expected a list of items but got type "{input_type}".',
+  ),
+  HR_FIELD_NOT_A_DICT: entry(
+    400,
+    'validation_error',
+    'not_a_dict',
+    'Expected a dictionary of items but got type "{input_type}".',
+  ),
+  HR_FIELD_INCORRECT_TYPE: entry(
+    400,
+    'validation_error',
+    'incorrect_type',
+    'Incorrect type. Expected pk value, received {data_type}.',
+  ),
   HR_FIELD_NULL_CHARACTERS: entry(
     400,
     'validation_error',
@@ -174,7 +194,18 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'surrogate_characters_not_allowed',
-    'Surrogate characters are not allowed.',
+    'Surrogate characters are not allowed: U+{code_point}.',
+  ),
+  // DRF's `invalid` messages of CharField, BooleanField, IntegerField and DateTimeField, with
+  // PostHog's generic `invalid_input` code.
+  HR_FIELD_NOT_A_STRING: entry(400, 'validation_error', 'invalid_input', 'Not a valid string.'),
+  HR_FIELD_NOT_A_BOOLEAN: entry(400, 'validation_error', 'invalid_input', 'Must be a valid boolean.'),
+  HR_FIELD_NOT_AN_INTEGER: entry(400, 'validation_error', 'invalid_input', 'A valid integer is required.'),
+  HR_FIELD_DATETIME_FORMAT: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
   ),
   HR_VALIDATION: entry(400, 'validation_error', 'invalid_input', 'Invalid input.'),
   // DRF's UUIDField, with PostHog's generic `invalid_input` code.

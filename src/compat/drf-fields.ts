@@ -6,7 +6,7 @@
  * (`active=False`).
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { parseDrfDateTime } from './drf-datetime.js';
 import { pythonNumber, pythonStr, pythonStrip, pythonTypeName } from './python-repr.js';
 
@@ -20,15 +20,8 @@ const NULL_STRINGS = new Set<unknown>(['null', 'Null', 'NULL', '']);
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-export const DATETIME_FORMAT_ERROR =
-  'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].';
-
 function failNull(attr: string): never {
   throw new HedgerowError('HR_FIELD_NULL', undefined, attr);
-}
-
-function failInvalid(attr: string, detail: string): never {
-  throw new HedgerowError('HR_VALIDATION', detail, attr);
 }
 
 export interface CharFieldOptions {
@@ -46,19 +39,15 @@ export function readCharField(value: unknown, attr: string, opts: CharFieldOptio
   let s: string;
   if (typeof value === 'string') s = pythonStrip(value);
   else if (typeof value === 'number') s = pythonNumber(value);
-  else failInvalid(attr, 'Not a valid string.');
+  else throw new HedgerowError('HR_FIELD_NOT_A_STRING', undefined, attr);
   if (opts.maxLength !== undefined && [...s].length > opts.maxLength) {
-    throw new HedgerowError(
-      'HR_FIELD_MAX_LENGTH',
-      `Ensure this field has no more than ${opts.maxLength} characters.`,
-      attr,
-    );
+    throw catalogueError('HR_FIELD_MAX_LENGTH', { max_length: opts.maxLength }, attr);
   }
   if (s.includes('\0')) throw new HedgerowError('HR_FIELD_NULL_CHARACTERS', undefined, attr);
   const surrogate = LONE_SURROGATE.exec(s);
   if (surrogate !== null) {
     const cp = (surrogate[0].codePointAt(0) as number).toString(16).toUpperCase();
-    throw new HedgerowError('HR_FIELD_SURROGATE_CHARACTERS', `Surrogate characters are not allowed: U+${cp}.`, attr);
+    throw catalogueError('HR_FIELD_SURROGATE_CHARACTERS', { code_point: cp }, attr);
   }
   return s;
 }
@@ -72,7 +61,7 @@ export function readBooleanField(value: unknown, attr: string, allowNull: boolea
   if (TRUE_VALUES.has(value)) return true;
   if (FALSE_VALUES.has(value)) return false;
   if (allowNull && NULL_STRINGS.has(value)) return null;
-  failInvalid(attr, 'Must be a valid boolean.');
+  throw new HedgerowError('HR_FIELD_NOT_A_BOOLEAN', undefined, attr);
 }
 
 /** `IntegerField`: integers, and strings or floats with an integral value (`"2"`, `2.0`). */
@@ -83,7 +72,7 @@ export function readIntegerField(value: unknown, attr: string): number {
     const m = /^\s*([+-]?\d+)(?:\.0*)?\s*$/.exec(value);
     if (m !== null) return Number(m[1]);
   }
-  failInvalid(attr, 'A valid integer is required.');
+  throw new HedgerowError('HR_FIELD_NOT_AN_INTEGER', undefined, attr);
 }
 
 export interface ChoiceFieldOptions {
@@ -106,18 +95,14 @@ export function readChoiceField<T extends string>(
   const text = pythonStr(value);
   const hit = choices.find((c) => c === text);
   if (hit !== undefined) return hit;
-  throw new HedgerowError('HR_FIELD_INVALID_CHOICE', `"${text}" is not a valid choice.`, attr);
+  throw catalogueError('HR_FIELD_INVALID_CHOICE', { input: text }, attr);
 }
 
 /** `ListField` without a child type: any JSON array. */
 export function readListField(value: unknown, attr: string): unknown[] {
   if (value === null) failNull(attr);
   if (!Array.isArray(value)) {
-    throw new HedgerowError(
-      'HR_FIELD_NOT_A_LIST',
-      `Expected a list of items but got type "${pythonTypeName(value)}".`,
-      attr,
-    );
+    throw catalogueError('HR_FIELD_NOT_A_LIST', { input_type: pythonTypeName(value) }, attr);
   }
   return value;
 }
@@ -126,11 +111,7 @@ export function readListField(value: unknown, attr: string): unknown[] {
 export function readDictField(value: unknown, attr: string): Record<string, unknown> {
   if (value === null) failNull(attr);
   if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new HedgerowError(
-      'HR_FIELD_NOT_A_DICT',
-      `Expected a dictionary of items but got type "${pythonTypeName(value)}".`,
-      attr,
-    );
+    throw catalogueError('HR_FIELD_NOT_A_DICT', { input_type: pythonTypeName(value) }, attr);
   }
   return value as Record<string, unknown>;
 }
@@ -139,7 +120,7 @@ export function readDictField(value: unknown, attr: string): Record<string, unkn
 export function readDateTimeField(value: unknown, attr: string): string {
   if (value === null) failNull(attr);
   const parsed = typeof value === 'string' ? parseDrfDateTime(value) : undefined;
-  if (parsed === undefined) failInvalid(attr, DATETIME_FORMAT_ERROR);
+  if (parsed === undefined) throw new HedgerowError('HR_FIELD_DATETIME_FORMAT', undefined, attr);
   return parsed;
 }
 
@@ -155,14 +136,10 @@ export function readPrimaryKeyList(value: unknown, attr: string, exists?: (id: n
     if (typeof item === 'number' && Number.isInteger(item)) id = item;
     else if (typeof item === 'string' && /^\s*[+-]?\d+\s*$/.test(item)) id = Number(item);
     if (id === undefined || !Number.isSafeInteger(id)) {
-      throw new HedgerowError(
-        'HR_FIELD_INCORRECT_TYPE',
-        `Incorrect type. Expected pk value, received ${pythonTypeName(item)}.`,
-        attr,
-      );
+      throw catalogueError('HR_FIELD_INCORRECT_TYPE', { data_type: pythonTypeName(item) }, attr);
     }
     if (exists !== undefined && !exists(id)) {
-      throw new HedgerowError('HR_FIELD_DOES_NOT_EXIST', `Invalid pk "${pythonStr(item)}" - object does not exist.`, attr);
+      throw catalogueError('HR_FIELD_DOES_NOT_EXIST', { pk_value: pythonStr(item) }, attr);
     }
     ids.push(id);
   }
@@ -173,5 +150,5 @@ export function readPrimaryKeyList(value: unknown, attr: string, exists?: (id: n
 export function readStringItem(value: unknown, attr: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return pythonNumber(value);
-  failInvalid(attr, 'Not a valid string.');
+  throw new HedgerowError('HR_FIELD_NOT_A_STRING', undefined, attr);
 }
