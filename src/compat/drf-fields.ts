@@ -7,6 +7,7 @@
  */
 
 import { catalogueError, HedgerowError } from '../errors.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { parseDrfDateTime } from './drf-datetime.js';
 import { pythonNumber, pythonStr, pythonStrip, pythonTypeName } from './python-repr.js';
 
@@ -110,10 +111,8 @@ export function readListField(value: unknown, attr: string): unknown[] {
 /** `DictField`: any JSON object. */
 export function readDictField(value: unknown, attr: string): Record<string, unknown> {
   if (value === null) failNull(attr);
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw catalogueError('HR_FIELD_NOT_A_DICT', { input_type: pythonTypeName(value) }, attr);
-  }
-  return value as Record<string, unknown>;
+  if (!isPlainObject(value)) throw catalogueError('HR_FIELD_NOT_A_DICT', { input_type: pythonTypeName(value) }, attr);
+  return value;
 }
 
 /** `DateTimeField`: an ISO 8601 string, returned as `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */

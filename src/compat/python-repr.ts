@@ -1,7 +1,8 @@
 /**
- * How Python prints (and strips) JSON values, for the error details PostHog builds with f-strings
- * (spec §3.4: "Invalid value for operator icontains: ['@posthog.com']") and for the JSON strings
- * it stores with `json.dumps` (payload values, spec §3.4 "Payloads").
+ * How Python prints JSON values, for the error details PostHog builds with f-strings (spec §3.4:
+ * "Invalid value for operator icontains: ['@posthog.com']") and for the JSON strings it stores
+ * with `json.dumps` (payload values, spec §3.4 "Payloads"); and how it strips strings and tests
+ * values for truth.
  *
  * JSON numbers arrive in JavaScript without their int/float distinction; an integer-valued number
  * is printed as a Python int.
@@ -117,6 +118,13 @@ export function pythonJsonDumps(value: unknown): string {
 /** Python's whitespace for `str.strip()`: Unicode's, and the separators U+001C–U+001F. */
 function isPythonSpace(c: number): boolean {
   return (c >= 0x1c && c <= 0x1f) || isUnicodeWhiteSpace(c);
+}
+
+/** Python's truthiness of a JSON value: null, false, 0, '', [] and {} are false. */
+export function pythonTruthy(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length > 0;
+  if (typeof value === 'object' && value !== null) return Object.keys(value).length > 0;
+  return value !== null && value !== undefined && value !== false && value !== 0 && value !== '';
 }
 
 /** Python's `str.strip()` with no argument. */

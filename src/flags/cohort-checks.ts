@@ -6,6 +6,7 @@
 
 import { HedgerowError } from '../errors.js';
 import { pythonStr } from '../compat/python-repr.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** A cohort as the flag checks see it. */
 export interface CohortInfo {
@@ -30,17 +31,13 @@ export function cohortIdOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Visits the leaf properties of a cohort's filters, however deeply grouped. */
 function forEachLeaf(node: unknown, visit: (leaf: Record<string, unknown>) => void): void {
   if (Array.isArray(node)) {
     for (const item of node) forEachLeaf(item, visit);
     return;
   }
-  if (!isObject(node)) return;
+  if (!isPlainObject(node)) return;
   if (Array.isArray(node.values)) {
     forEachLeaf(node.values, visit);
     return;

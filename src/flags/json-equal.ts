@@ -4,9 +4,7 @@
  * (activity changes, spec §4.1; version conflicts, spec §3.4 "Optimistic concurrency").
  */
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { hasOwn, isPlainObject } from '../util/plain-object.js';
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -21,7 +19,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     for (const k of ka) {
-      if (!Object.prototype.hasOwnProperty.call(b, k) || !jsonEqual(a[k], b[k])) return false;
+      if (!hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
     }
     return true;
   }

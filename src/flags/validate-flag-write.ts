@@ -24,6 +24,7 @@ import { EVALUATION_RUNTIMES, type FeatureFlagRecord, type FlagWrite } from './f
 import { regexPatterns, validateFlagFilters } from './flag-filters.js';
 import { compileFlagRegex } from './flag-regex.js';
 import { tagifyAll } from './tagify.js';
+import { hasOwn } from '../util/plain-object.js';
 
 export type { CohortInfo } from './cohort-checks.js';
 
@@ -126,7 +127,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
 ];
 
 function sent(body: Readonly<Record<string, unknown>>, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(body, field) && body[field] !== undefined;
+  return hasOwn(body, field) && body[field] !== undefined;
 }
 
 /** `validate()`: evaluation tags must be a subset of the flag's tags (attr null). */

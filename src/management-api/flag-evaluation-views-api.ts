@@ -19,6 +19,7 @@ import type { FlagReader } from '../store/flag-store.js';
 import { projectRequest, withCurrentProject } from '../http/api-request.js';
 import { json } from '../http/respond.js';
 import type { Router } from '../http/router.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { FLAG_API_PREFIXES } from './feature-flags-api.js';
 
 export interface FlagEvaluationViewsDeps {
@@ -80,8 +81,6 @@ export function parseGroupsParam(raw: string | null): Record<string, unknown> {
   } catch {
     throw new HedgerowError('HR_GROUPS_PARAM_INVALID_JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HedgerowError('HR_GROUPS_PARAM_NOT_AN_OBJECT');
-  }
-  return value as Record<string, unknown>;
+  if (!isPlainObject(value)) throw new HedgerowError('HR_GROUPS_PARAM_NOT_AN_OBJECT');
+  return value;
 }

@@ -8,6 +8,7 @@
  */
 import type { PersonRecord } from '../store/person-store.js';
 import { apiDateTime } from '../compat/iso-micros.js';
+import { pythonTruthy } from '../compat/python-repr.js';
 
 /** PostHog's default display-name properties, in order (a project may override them in PostHog; not here). */
 export const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [
@@ -39,7 +40,7 @@ export function anonymousLast(distinctIds: readonly string[]): string[] {
 export function personName(properties: Record<string, unknown>, distinctIds: readonly string[], fallback: string): unknown {
   for (const key of PERSON_DISPLAY_NAME_PROPERTIES) {
     const value = properties[key];
-    if (isPythonTruthy(value)) return value;
+    if (pythonTruthy(value)) return value;
   }
   return anonymousLast(distinctIds)[0] ?? fallback;
 }
@@ -73,12 +74,4 @@ export function retrievedPerson(person: PersonRecord, distinctIds: readonly stri
     created_at: apiDateTime(person.created_at),
     uuid: person.uuid,
   };
-}
-
-/** Python's truthiness of a JSON value: null, false, 0, '', [] and {} are false. */
-function isPythonTruthy(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === 0 || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value).length > 0;
-  return true;
 }

@@ -4,6 +4,7 @@
  * names it, so that a caller never takes an unfiltered list for a filtered one.
  */
 import { catalogueError, HedgerowError } from '../errors.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export function refusePropertyFilter(q: URLSearchParams, list: string): void {
   const raw = q.get('properties');
@@ -22,7 +23,7 @@ export function refusePropertyFilter(q: URLSearchParams, list: string): void {
 /** `[]`, `{}` or a property group with no values: no filter at all. */
 function isEmptyPropertyFilter(v: unknown): boolean {
   if (Array.isArray(v)) return v.length === 0;
-  if (typeof v !== 'object' || v === null) return false;
-  const values = (v as { values?: unknown }).values;
+  if (!isPlainObject(v)) return false;
+  const values = v.values;
   return values === undefined ? Object.keys(v).length === 0 : Array.isArray(values) && values.length === 0;
 }
