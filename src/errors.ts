@@ -58,11 +58,18 @@ export const ERRORS = Object.freeze({
   HR_EVENT_TOO_LARGE: entry(413, 'validation_error', 'event_too_large', 'maximum event size exceeded'),
 
   // --- project key (capture, flags) ---
-  HR_NO_PROJECT: entry(
+  HR_API_KEY_MISSING: entry(
     400,
     'validation_error',
     'invalid_project',
-    'Project API key invalid. You can find your project API key in PostHog project settings.',
+    'API key not provided. You can find your project API key in PostHog project settings.',
+    'project_id',
+  ),
+  HR_PERSONAL_KEY_PROJECT_NOT_FOUND: entry(
+    400,
+    'validation_error',
+    'invalid_project',
+    'Project {project_id} not found for this personal API key.',
     'project_id',
   ),
   HR_INVALID_API_KEY: entry(
@@ -71,6 +78,7 @@ export const ERRORS = Object.freeze({
     'invalid_api_key',
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
+  HR_API_KEY_MALFORMED: entry(401, 'authentication_error', 'invalid_api_key', 'Provided API key is not valid: {reason}'),
   HR_INCONSISTENT_API_KEYS: entry(
     401,
     'authentication_error',
@@ -95,7 +103,7 @@ export const ERRORS = Object.freeze({
     401,
     'authentication_error',
     'authentication_failed',
-    'Personal API key found in request is invalid.',
+    'Personal API key found in request {where} is invalid.',
   ),
   HR_PROJECT_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Project not found.'),
   HR_PROJECT_ACCESS_DENIED: entry(
@@ -104,12 +112,7 @@ export const ERRORS = Object.freeze({
     'permission_denied',
     "You don't have access to the project.",
   ),
-  HR_PERMISSION_DENIED: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    'You do not have permission to perform this action.',
-  ),
+  HR_SCOPE_MISSING: entry(403, 'authentication_error', 'permission_denied', "API key missing required scope '{scope}'"),
   HR_SCOPED_KEY_UNSUPPORTED: entry(
     403,
     'authentication_error',
@@ -120,7 +123,7 @@ export const ERRORS = Object.freeze({
     403,
     'authentication_error',
     'permission_denied',
-    'API key does not have access to the requested project.',
+    'API key does not have access to the requested project: ID {project_id}.',
   ),
   HR_KEY_PROJECT_ENDPOINTS_ONLY: entry(
     403,
