@@ -68,7 +68,7 @@ const NAMED_ZONES: Readonly<Record<string, number>> = {
 
 const AMPM = '(am|pm|AM|PM)';
 /**
- * RFC 2822 with a zone name chrono knows that the ingestion parser does not (US zones; one
+ * RFC 2822 with a zone name chrono knows that parse-date.ts does not (US zones; one
  * military letter, A–Z but J, counts as UTC). The crate tries RFC 2822 first.
  */
 const RFC_2822_NAMED = /^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s+([A-Za-z]{1,3})$/;

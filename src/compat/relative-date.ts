@@ -25,7 +25,7 @@
 
 import { civilFromDays, DAY_MS, daysFromCivil, daysInMonth, fieldsToMs } from './civil-date.js';
 
-export type RelativeUnit = 'h' | 'd' | 'w' | 'm' | 'M' | 's' | 'q' | 'y';
+type RelativeUnit = 'h' | 'd' | 'w' | 'm' | 'M' | 's' | 'q' | 'y';
 
 export interface RelativeDate {
   readonly amount: number;
@@ -47,7 +47,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 const END_MS = 999.999;
 
 /** The parts of a relative date in PostHog's grammar, or `undefined` when the text is not one. */
-export function parseRelativeDate(text: string): RelativeDate | undefined {
+function parseRelativeDate(text: string): RelativeDate | undefined {
   const m = PATTERN.exec(text);
   if (m === null) return undefined;
   const amount = m[1] === undefined ? 0 : Number(m[1]);
