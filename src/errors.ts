@@ -156,7 +156,7 @@ export const ERRORS = Object.freeze({
   ),
   HR_BODY_NOT_A_DICT: entry(400, 'validation_error', 'invalid_input', 'Invalid data. Expected a dictionary, but got {datatype}.'),
 
-  // --- management API validation (DRF field and serializer errors; the detail is per case) ---
+  // --- management API validation (DRF field and serializer errors; HR_VALIDATION takes its detail per case) ---
   HR_FIELD_REQUIRED: entry(400, 'validation_error', 'required', 'This field is required.'),
   HR_FIELD_NULL: entry(400, 'validation_error', 'null', 'This field may not be null.'),
   HR_FIELD_BLANK: entry(400, 'validation_error', 'blank', 'This field may not be blank.'),
@@ -166,7 +166,6 @@ export const ERRORS = Object.freeze({
     'max_length',
     'Ensure this field has no more than {max_length} characters.',
   ),
-  HR_FIELD_UNIQUE: entry(400, 'validation_error', 'unique', 'This field must be unique.'),
   HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', '"{input}" is not a valid choice.'),
   HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
   HR_FIELD_NOT_A_LIST: entry(
