@@ -234,7 +234,21 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'behavioral_cohort_found',
-    'Cohorts with filters on events cannot be used in feature flags.',
+    "Cohort '{name}' with filters on events cannot be used in feature flags.",
+    'filters',
+  ),
+  HR_BEHAVIORAL_COHORT_DEPENDENCY: entry(
+    400,
+    'validation_error',
+    'behavioral_cohort_found',
+    "A cohort dependency ({name}) has filters based on events. These cohorts can't be used in feature flags.",
+    'filters',
+  ),
+  HR_BEHAVIORAL_FILTER_IN_FLAG_COHORT: entry(
+    400,
+    'validation_error',
+    'behavioral_cohort_found',
+    'Behavioral filters cannot be added to cohorts used in feature flags.',
     'filters',
   ),
   HR_FLAG_VERSION_CONFLICT: entry(
