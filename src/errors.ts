@@ -1,7 +1,9 @@
 /**
  * The one error catalogue. Every error a client can see is listed here with a stable
- * Hedgerow code, its HTTP status and the PostHog body fields (`type`, `code`, `attr`).
- * Handlers throw `HedgerowError`s; `toErrorResponse` at the edge turns them into bodies.
+ * Hedgerow code, its HTTP status, the PostHog body fields (`type`, `code`, `attr`) and its
+ * wording: a fixed message, or a template whose `{name}` placeholders `catalogueError` fills in
+ * (DRF's own templates where the error is DRF's). Handlers throw `HedgerowError`s;
+ * `toErrorResponse` at the edge turns them into bodies.
  */
 
 type PostHogErrorType =
@@ -12,22 +14,23 @@ type PostHogErrorType =
   | 'server_error'
   | 'throttled_error';
 
-interface CatalogueEntry {
+interface CatalogueEntry<M extends string = string> {
   readonly status: number;
   readonly type: PostHogErrorType;
   /** PostHog's `code` field. */
   readonly code: string;
   readonly attr: string | null;
-  readonly message: string;
+  /** The detail, or its template: `{name}` stands for the parameter `name`. */
+  readonly message: M;
 }
 
-function entry(
+function entry<M extends string>(
   status: number,
   type: PostHogErrorType,
   code: string,
-  message: string,
+  message: M,
   attr: string | null = null,
-): CatalogueEntry {
+): CatalogueEntry<M> {
   return Object.freeze({ status, type, code, attr, message });
 }
 
@@ -55,11 +58,18 @@ export const ERRORS = Object.freeze({
   HR_EVENT_TOO_LARGE: entry(413, 'validation_error', 'event_too_large', 'maximum event size exceeded'),
 
   // --- project key (capture, flags) ---
-  HR_NO_PROJECT: entry(
+  HR_API_KEY_MISSING: entry(
     400,
     'validation_error',
     'invalid_project',
-    'Project API key invalid. You can find your project API key in PostHog project settings.',
+    'API key not provided. You can find your project API key in PostHog project settings.',
+    'project_id',
+  ),
+  HR_PERSONAL_KEY_PROJECT_NOT_FOUND: entry(
+    400,
+    'validation_error',
+    'invalid_project',
+    'Project {project_id} not found for this personal API key.',
     'project_id',
   ),
   HR_INVALID_API_KEY: entry(
@@ -68,6 +78,7 @@ export const ERRORS = Object.freeze({
     'invalid_api_key',
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
+  HR_API_KEY_MALFORMED: entry(401, 'authentication_error', 'invalid_api_key', 'Provided API key is not valid: {reason}'),
   HR_INCONSISTENT_API_KEYS: entry(
     401,
     'authentication_error',
@@ -92,7 +103,7 @@ export const ERRORS = Object.freeze({
     401,
     'authentication_error',
     'authentication_failed',
-    'Personal API key found in request is invalid.',
+    'Personal API key found in request {where} is invalid.',
   ),
   HR_PROJECT_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Project not found.'),
   HR_PROJECT_ACCESS_DENIED: entry(
@@ -101,13 +112,7 @@ export const ERRORS = Object.freeze({
     'permission_denied',
     "You don't have access to the project.",
   ),
-  HR_PERMISSION_DENIED: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    'You do not have permission to perform this action.',
-  ),
-  HR_INVALID_QUERY: entry(400, 'validation_error', 'invalid_input', 'Invalid query parameter'),
+  HR_SCOPE_MISSING: entry(403, 'authentication_error', 'permission_denied', "API key missing required scope '{scope}'"),
   HR_SCOPED_KEY_UNSUPPORTED: entry(
     403,
     'authentication_error',
@@ -118,7 +123,13 @@ export const ERRORS = Object.freeze({
     403,
     'authentication_error',
     'permission_denied',
-    'API key does not have access to the requested project.',
+    'API key does not have access to the requested project: ID {project_id}.',
+  ),
+  HR_KEY_PROJECT_ENDPOINTS_ONLY: entry(
+    403,
+    'authentication_error',
+    'permission_denied',
+    'API keys with scoped projects are only supported on project-based endpoints.',
   ),
   HR_PROJECT_TOKEN_INVALID: entry(
     401,
@@ -134,20 +145,47 @@ export const ERRORS = Object.freeze({
   ),
 
   // --- management API request bodies ---
-  HR_JSON_PARSE: entry(400, 'invalid_request', 'parse_error', 'JSON parse error'),
-  HR_UNSUPPORTED_MEDIA_TYPE: entry(415, 'invalid_request', 'unsupported_media_type', 'Unsupported media type in request.'),
+  HR_JSON_PARSE: entry(400, 'invalid_request', 'parse_error', 'JSON parse error - {reason}'),
+  // Flag and cohort filters are compiled and matched recursively: deeper JSON could exhaust the stack.
+  HR_JSON_TOO_DEEP: entry(400, 'invalid_request', 'parse_error', 'JSON parse error - nesting deeper than {max_depth} levels'),
+  HR_UNSUPPORTED_MEDIA_TYPE: entry(
+    415,
+    'invalid_request',
+    'unsupported_media_type',
+    'Unsupported media type "{media_type}" in request.',
+  ),
+  HR_BODY_NOT_A_DICT: entry(400, 'validation_error', 'invalid_input', 'Invalid data. Expected a dictionary, but got {datatype}.'),
 
-  // --- management API validation (DRF field and serializer errors; the detail is per case) ---
+  // --- management API validation (DRF field and serializer errors; HR_VALIDATION takes its detail per case) ---
   HR_FIELD_REQUIRED: entry(400, 'validation_error', 'required', 'This field is required.'),
   HR_FIELD_NULL: entry(400, 'validation_error', 'null', 'This field may not be null.'),
   HR_FIELD_BLANK: entry(400, 'validation_error', 'blank', 'This field may not be blank.'),
-  HR_FIELD_MAX_LENGTH: entry(400, 'validation_error', 'max_length', 'Ensure this field has no more than 400 characters.'),
-  HR_FIELD_UNIQUE: entry(400, 'validation_error', 'unique', 'This field must be unique.'),
-  HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', 'This is not a valid choice.'),
-  HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Object does not exist.'),
-  HR_FIELD_NOT_A_LIST: entry(400, 'validation_error', 'not_a_list', 'Expected a list of items.'),
-  HR_FIELD_NOT_A_DICT: entry(400, 'validation_error', 'not_a_dict', 'Expected a dictionary of items.'),
-  HR_FIELD_INCORRECT_TYPE: entry(400, 'validation_error', 'incorrect_type', 'Incorrect type. Expected pk value.'),
+  HR_FIELD_MAX_LENGTH: entry(
+    400,
+    'validation_error',
+    'max_length',
+    'Ensure this field has no more than {max_length} characters.',
+  ),
+  HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', '"{input}" is not a valid choice.'),
+  HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
+  HR_FIELD_NOT_A_LIST: entry(
+    400,
+    'validation_error',
+    'not_a_list',
+    'Expected a list of items but got type "{input_type}".',
+  ),
+  HR_FIELD_NOT_A_DICT: entry(
+    400,
+    'validation_error',
+    'not_a_dict',
+    'Expected a dictionary of items but got type "{input_type}".',
+  ),
+  HR_FIELD_INCORRECT_TYPE: entry(
+    400,
+    'validation_error',
+    'incorrect_type',
+    'Incorrect type. Expected pk value, received {data_type}.',
+  ),
   HR_FIELD_NULL_CHARACTERS: entry(
     400,
     'validation_error',
@@ -158,9 +196,22 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'surrogate_characters_not_allowed',
-    'Surrogate characters are not allowed.',
+    'Surrogate characters are not allowed: U+{code_point}.',
+  ),
+  // DRF's `invalid` messages of CharField, BooleanField, IntegerField and DateTimeField, with
+  // PostHog's generic `invalid_input` code.
+  HR_FIELD_NOT_A_STRING: entry(400, 'validation_error', 'invalid_input', 'Not a valid string.'),
+  HR_FIELD_NOT_A_BOOLEAN: entry(400, 'validation_error', 'invalid_input', 'Must be a valid boolean.'),
+  HR_FIELD_NOT_AN_INTEGER: entry(400, 'validation_error', 'invalid_input', 'A valid integer is required.'),
+  HR_FIELD_DATETIME_FORMAT: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
   ),
   HR_VALIDATION: entry(400, 'validation_error', 'invalid_input', 'Invalid input.'),
+  // DRF's UUIDField, with PostHog's generic `invalid_input` code.
+  HR_FIELD_INVALID_UUID: entry(400, 'validation_error', 'invalid_input', 'Must be a valid UUID.'),
   HR_INVALID_FLAG_KEY: entry(
     400,
     'validation_error',
@@ -178,19 +229,52 @@ export const ERRORS = Object.freeze({
     'filters',
   ),
   HR_INVALID_DATE: entry(400, 'validation_error', 'invalid_date', 'Invalid date value.', 'filters'),
-  HR_COHORT_DOES_NOT_EXIST: entry(400, 'validation_error', 'cohort_does_not_exist', 'Cohort does not exist.', 'filters'),
+  HR_COHORT_DOES_NOT_EXIST: entry(400, 'validation_error', 'cohort_does_not_exist', 'Cohort with id {id} does not exist', 'filters'),
   HR_BEHAVIORAL_COHORT: entry(
     400,
     'validation_error',
     'behavioral_cohort_found',
-    'Cohorts with filters on events cannot be used in feature flags.',
+    "Cohort '{name}' with filters on events cannot be used in feature flags.",
+    'filters',
+  ),
+  HR_BEHAVIORAL_COHORT_DEPENDENCY: entry(
+    400,
+    'validation_error',
+    'behavioral_cohort_found',
+    "A cohort dependency ({name}) has filters based on events. These cohorts can't be used in feature flags.",
+    'filters',
+  ),
+  HR_BEHAVIORAL_FILTER_IN_FLAG_COHORT: entry(
+    400,
+    'validation_error',
+    'behavioral_cohort_found',
+    'Behavioral filters cannot be added to cohorts used in feature flags.',
     'filters',
   ),
   HR_FLAG_VERSION_CONFLICT: entry(
     409,
     'server_error',
     'conflict',
-    'The feature flag was updated by another user since you started editing it. Please refresh and try again.',
+    'The feature flag was updated by {user} since you started editing it. Please refresh and try again.',
+  ),
+  HR_FLAG_KEY_TAKEN: entry(400, 'validation_error', 'unique', 'There is already a feature flag with this key.', 'key'),
+  HR_FLAG_DELETE_HAS_DEPENDENTS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Cannot delete this feature flag because other flags depend on it: {flags}. Please update or delete the dependent flags first.',
+  ),
+  HR_FLAG_DISABLE_HAS_DEPENDENTS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Cannot disable this feature flag because other flags depend on it: {flags}. Please update or delete the dependent flags first.',
+  ),
+  HR_FLAG_ENABLE_DEPENDS_ON_DISABLED: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Cannot enable this feature flag because it depends on disabled flags: {flags}. Please enable those flags first.',
   ),
   HR_FLAG_EDIT_DENIED: entry(
     403,
@@ -206,6 +290,50 @@ export const ERRORS = Object.freeze({
   ),
   HR_ADMIN_REQUIRED: entry(403, 'authentication_error', 'permission_denied', 'You need to have admin level or higher.'),
   HR_ROLE_ACCESS_FLAG_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Feature flag not found.'),
+  HR_ROLE_NAME_TAKEN: entry(400, 'validation_error', 'unique', 'There is already a role with this name.', 'name'),
+  HR_USER_ALREADY_IN_ROLE: entry(400, 'validation_error', 'invalid_input', 'User is already part of the role.'),
+  // PostHog's database constraint on (role, feature_flag); a 500 there.
+  HR_FLAG_ROLE_ACCESS_EXISTS: entry(
+    400,
+    'validation_error',
+    'unique',
+    'The fields role, feature_flag must make a unique set.',
+  ),
+  HR_RESOURCE_ACCESS_EXISTS: entry(400, 'validation_error', 'unique', 'This resource access already exists.', 'resource'),
+  HR_USER_DOES_NOT_EXIST: entry(400, 'validation_error', 'invalid_input', 'User does not exist.'),
+
+  // --- flag evaluation views and blast radius (management API) ---
+  HR_DISTINCT_ID_REQUIRED: entry(400, 'validation_error', 'invalid_input', 'distinct_id is required'),
+  HR_USER_DISTINCT_ID_REQUIRED: entry(400, 'validation_error', 'invalid_input', 'User distinct_id is required'),
+  HR_GROUPS_PARAM_INVALID_JSON: entry(400, 'validation_error', 'invalid_input', 'Invalid JSON in groups parameter'),
+  HR_GROUPS_PARAM_NOT_AN_OBJECT: entry(400, 'validation_error', 'invalid_input', 'groups must be a JSON object'),
+  HR_BLAST_RADIUS_NO_CONDITION: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Missing condition for which to get blast radius',
+  ),
+  HR_BLAST_RADIUS_CONDITION_NOT_AN_OBJECT: entry(400, 'validation_error', 'invalid_input', 'condition must be an object'),
+  HR_BLAST_RADIUS_PROPERTIES_NOT_A_LIST: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'condition.properties must be a list',
+  ),
+  HR_BLAST_RADIUS_GROUP_TYPE_INDEX: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Invalid group type index for feature flag condition.',
+  ),
+  // Hedgerow's counter does not follow flag dependencies.
+  HR_BLAST_RADIUS_FLAG_DEPENDENCY: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Flag dependencies cannot be counted in a blast radius.',
+  ),
+  HR_BLAST_RADIUS_UNAVAILABLE: entry(503, 'server_error', 'not_ready', 'Blast radius unavailable: {reason}'),
 
   // --- flag evaluation (/flags, /decide) ---
   // Rust flags service `api/errors.rs` (NoTokenError, MissingDistinctId); Django decide for `malformed_data`.
@@ -231,7 +359,7 @@ export const ERRORS = Object.freeze({
 
   // --- cohorts ---
   // A multipart body (DRF's MultiPartParser → ParseError); the detail names the fault.
-  HR_MULTIPART_PARSE: entry(400, 'invalid_request', 'parse_error', 'Multipart form parse error'),
+  HR_MULTIPART_PARSE: entry(400, 'invalid_request', 'parse_error', 'Multipart form parse error - {reason}'),
   // A static cohort's CSV upload (PostHog's CohortSerializer raises ValidationError({"csv": [...]})).
   HR_COHORT_CSV_EMPTY: entry(
     400,
@@ -270,10 +398,67 @@ export const ERRORS = Object.freeze({
   ),
   // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
   HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
+  // `…/cohorts/:id/add_persons_to_static_cohort/`.
+  HR_COHORT_NOT_STATIC: entry(400, 'validation_error', 'invalid_input', 'Can only add users to static cohorts'),
+  HR_COHORT_PERSON_IDS_NOT_A_LIST: entry(400, 'validation_error', 'invalid_input', 'person_ids must be a list'),
+  HR_COHORT_PERSON_IDS_EMPTY: entry(400, 'validation_error', 'invalid_input', 'person_ids cannot be empty'),
+  HR_COHORT_PERSON_IDS_TOO_MANY: entry(400, 'validation_error', 'invalid_input', 'List size exceeds limit'),
+  HR_COHORT_NO_VALID_PERSONS: entry(400, 'validation_error', 'invalid_input', 'No valid users to add to cohort'),
+  // A cohort's `filters`.
+  HR_COHORT_FILTERS_NOT_GROUPS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Cohort filters must be property groups of the form {"type": "AND" | "OR", "values": [...]}.',
+    'filters',
+  ),
+  HR_COHORT_GROUP_TYPE_INVALID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Property group type must be "AND" or "OR".',
+    'filters',
+  ),
+  HR_COHORT_LOOP: entry(400, 'validation_error', 'invalid_input', 'Cohorts cannot reference other cohorts in a loop.', 'filters'),
 
   // --- events ---
   // EventViewSet.retrieve: an `:id` that Python's uuid.UUID does not read.
   HR_EVENT_UUID_INVALID: entry(400, 'validation_error', 'invalid', 'Invalid UUID'),
+  HR_EVENT_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'No events exist for event UUID {uuid}'),
+  HR_EVENTS_CURSOR_INVALID: entry(400, 'validation_error', 'invalid_input', 'cursor is not one this server produced', 'cursor'),
+  HR_EVENTS_PERSON_ID_INVALID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "person_id must be a person's UUID or integer id",
+    'person_id',
+  ),
+  HR_EVENTS_ORDER_NOT_A_LIST: entry(400, 'validation_error', 'invalid_input', 'orderBy must be a JSON list', 'orderBy'),
+  HR_EVENTS_ORDER_UNSUPPORTED: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only',
+    'orderBy',
+  ),
+
+  // --- list query parameters (the parameter is the attr) ---
+  HR_QUERY_NOT_POSITIVE_INTEGER: entry(400, 'validation_error', 'invalid_input', '{name} must be a positive integer'),
+  HR_QUERY_NEGATIVE_INTEGER: entry(400, 'validation_error', 'invalid_input', '{name} must be a non-negative integer'),
+  HR_QUERY_NOT_A_DATE: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    '{name} must be an ISO-8601 date-time or a relative date such as -7d',
+  ),
+  HR_QUERY_UNSUPPORTED: entry(400, 'validation_error', 'invalid_input', 'Hedgerow does not support {name} on the {list}'),
+  HR_QUERY_FILTER_UNSUPPORTED: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Hedgerow does not filter the {list} by {name} yet',
+  ),
+  HR_QUERY_PROPERTIES_UNPARSABLE: entry(400, 'validation_error', 'invalid_input', 'Properties are unparsable!', 'properties'),
 
   // --- persons and groups ---
   // PersonViewSet: an `:id` that is neither a UUID nor an integer (the detail names the id given).
@@ -281,7 +466,13 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'invalid_input',
-    'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id= instead.',
+    'The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id={id} instead.',
+  ),
+  HR_PERSON_CREATE_NOT_ALLOWED: entry(
+    405,
+    'invalid_request',
+    'method_not_allowed',
+    'Creating persons via this API is not allowed. Please create persons by sending an $identify event. See https://posthog.com/docs/product-analytics/identify for details.',
   ),
   // GroupsViewSet.list without `?group_type_index=` (find answers the same; PostHog answers 500 there).
   HR_GROUP_TYPE_INDEX_REQUIRED: entry(
@@ -291,12 +482,20 @@ export const ERRORS = Object.freeze({
     'You must pass ?group_type_index= in this URL. To get a list of valid group types, call /api/:project_id/groups_types/.',
     'group_type_index',
   ),
+  // Django's IntegerField message for a `group_type_index` that is not one.
+  HR_GROUP_TYPE_INDEX_INVALID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Field 'group_type_index' expected a number but got '{value}'.",
+    'group_type_index',
+  ),
   // DRF CursorPagination: a `cursor` query parameter that does not decode.
   HR_INVALID_CURSOR: entry(404, 'invalid_request', 'not_found', 'Invalid cursor'),
 
   // --- routing ---
   HR_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Not found.'),
-  HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method not allowed.'),
+  HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method "{method}" not allowed.'),
 
   // --- HTTP framing (the request line, headers and body framing; every one closes the connection) ---
   HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request'),
@@ -341,6 +540,29 @@ export const ERRORS = Object.freeze({
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** The placeholder names of a message template (braces around other text, such as JSON, are text). */
+type Placeholders<M extends string> = M extends `${string}{${infer Name}}${infer Rest}`
+  ? (Name extends `${string}${' ' | '"' | "'" | '{' | ':'}${string}` ? never : Name) | Placeholders<Rest>
+  : never;
+
+type PlaceholdersOf<C extends ErrorCode> = Placeholders<(typeof ERRORS)[C]['message']>;
+
+/** Codes whose message is a template: thrown with `catalogueError` and their parameters. */
+export type TemplateCode = { [C in ErrorCode]: [PlaceholdersOf<C>] extends [never] ? never : C }[ErrorCode];
+
+/** Codes whose message is fixed text. */
+export type FixedCode = Exclude<ErrorCode, TemplateCode>;
+
+/** The parameters of a template code's message. */
+export type ErrorParams<C extends TemplateCode> = { readonly [Name in PlaceholdersOf<C>]: string | number };
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
+/** A template's text with each `{name}` replaced by `params[name]` (in one pass: values are not read as templates). */
+export function fillTemplate(template: string, params: Readonly<Record<string, string | number>>): string {
+  return template.replace(PLACEHOLDER, (_, name: string) => String(params[name]));
+}
+
 /** The JSON body PostHog sends for an error. */
 export interface PostHogErrorBody {
   type: PostHogErrorType;
@@ -354,7 +576,12 @@ export class HedgerowError extends Error {
   readonly status: number;
   readonly attr: string | null;
 
-  /** `detail` replaces the catalogue message; `attr` overrides the catalogue attr. */
+  /**
+   * `detail` replaces the catalogue message (a template code needs one: `catalogueError` fills
+   * the template in); `attr` overrides the catalogue attr.
+   */
+  constructor(code: FixedCode, detail?: string, attr?: string | null);
+  constructor(code: ErrorCode, detail: string, attr?: string | null);
   constructor(code: ErrorCode, detail?: string, attr?: string | null) {
     const e = ERRORS[code];
     super(detail ?? e.message);
@@ -368,6 +595,12 @@ export class HedgerowError extends Error {
     const e = ERRORS[this.hedgerowCode];
     return { type: e.type, code: e.code, detail: this.message, attr: this.attr };
   }
+}
+
+/** The error of a template code, its message filled in with `params`; `attr` overrides the catalogue attr. */
+export function catalogueError<C extends TemplateCode>(code: C, params: ErrorParams<C>, attr?: string | null): HedgerowError {
+  const e: CatalogueEntry = ERRORS[code as ErrorCode];
+  return new HedgerowError(code, fillTemplate(e.message, params), attr);
 }
 
 export function isHedgerowError(err: unknown): err is HedgerowError {

@@ -4,7 +4,7 @@
  * `personal_api_key` query parameter; only the first candidate found is tried. Then the scope the
  * action needs and the project (`:project_id`, an integer or `@current`) are checked.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { AuthStore, PersonalApiKey, Project, User } from '../store/auth-store.js';
 
 export interface Principal {
@@ -33,7 +33,7 @@ export function authenticatePersonalKey(
       : [query.get('personal_api_key') ?? undefined, 'query string'];
   if (!secret) throw new HedgerowError('HR_NOT_AUTHENTICATED');
   const found = auth.personalKey(secret);
-  if (!found) throw new HedgerowError('HR_AUTHENTICATION_FAILED', `Personal API key found in request ${where} is invalid.`);
+  if (!found) throw catalogueError('HR_AUTHENTICATION_FAILED', { where });
   return found;
 }
 
@@ -48,10 +48,7 @@ export function resolveProject(auth: AuthStore, principal: Principal, projectPar
 export function checkProjectAccess(auth: AuthStore, principal: Principal, project: Project): Project {
   const teams = principal.key.scoped_teams;
   if (teams && !teams.includes(project.id)) {
-    throw new HedgerowError(
-      'HR_KEY_PROJECT_DENIED',
-      `API key does not have access to the requested project: ID ${project.id}.`,
-    );
+    throw catalogueError('HR_KEY_PROJECT_DENIED', { project_id: project.id });
   }
   if (!auth.userCanAccessProject(principal.user, project)) throw new HedgerowError('HR_PROJECT_ACCESS_DENIED');
   return project;
@@ -67,7 +64,7 @@ export function requireScope(principal: Principal, scope: RequiredScope): void {
   if (scope === 'unsupported') throw new HedgerowError('HR_SCOPED_KEY_UNSUPPORTED');
   if (scopes.includes('*') || scopes.includes(scope)) return;
   if (scope.endsWith(':read') && scopes.includes(scope.replace(/:read$/, ':write'))) return;
-  throw new HedgerowError('HR_PERMISSION_DENIED', `API key missing required scope '${scope}'`);
+  throw catalogueError('HR_SCOPE_MISSING', { scope });
 }
 
 function parseProjectId(s: string): number | undefined {

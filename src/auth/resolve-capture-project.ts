@@ -6,7 +6,7 @@
  * projects when it is limited to some. Its scopes are not checked: PostHog has no scope for
  * capture. Reads the auth database; throws catalogued errors.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { validateTokenShape } from '../ingest/token.js';
 import type { AuthStore, Project } from '../store/auth-store.js';
 import { checkProjectAccess } from './authenticate-personal-key.js';
@@ -17,15 +17,12 @@ export function resolveCaptureProject(
   projectIdHint: number | undefined,
 ): Project {
   if (rawToken === undefined) {
-    throw new HedgerowError(
-      'HR_NO_PROJECT',
-      'API key not provided. You can find your project API key in PostHog project settings.',
-    );
+    throw new HedgerowError('HR_API_KEY_MISSING');
   }
   const shape = validateTokenShape(rawToken);
   if (!shape.ok) {
     if (shape.reason === 'personal_api_key') return personalKeyProject(auth, rawToken.trim(), projectIdHint);
-    throw new HedgerowError('HR_INVALID_API_KEY', `Provided API key is not valid: ${shape.reason}`);
+    throw catalogueError('HR_API_KEY_MALFORMED', { reason: shape.reason });
   }
   const project = auth.projectByToken(shape.token);
   if (!project) throw new HedgerowError('HR_INVALID_API_KEY');
@@ -38,7 +35,7 @@ function personalKeyProject(auth: AuthStore, secret: string, projectIdHint: numb
   const projectId = projectIdHint ?? found.user.current_project_id;
   const project = auth.project(projectId);
   if (!project || !auth.userCanAccessProject(found.user, project)) {
-    throw new HedgerowError('HR_NO_PROJECT', `Project ${projectId} not found for this personal API key.`);
+    throw catalogueError('HR_PERSONAL_KEY_PROJECT_NOT_FOUND', { project_id: projectId });
   }
   // A key limited to some projects (`hedgerow admin keys create --projects`) captures into those only.
   return checkProjectAccess(auth, found, project);

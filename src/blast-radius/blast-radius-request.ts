@@ -13,23 +13,21 @@ export interface BlastRadiusRequest {
   properties: unknown[];
 }
 
-export const INVALID_GROUP_TYPE_INDEX = 'Invalid group type index for feature flag condition.';
-
 export function parseBlastRadiusBody(body: Readonly<Record<string, unknown>>): BlastRadiusRequest {
   if (!Object.hasOwn(body, 'condition')) {
-    throw new HedgerowError('HR_VALIDATION', 'Missing condition for which to get blast radius');
+    throw new HedgerowError('HR_BLAST_RADIUS_NO_CONDITION');
   }
   const condition = body.condition ?? {};
-  if (!isPlainObject(condition)) throw new HedgerowError('HR_VALIDATION', 'condition must be an object');
+  if (!isPlainObject(condition)) throw new HedgerowError('HR_BLAST_RADIUS_CONDITION_NOT_AN_OBJECT');
   const rawProperties = condition.properties ?? [];
-  if (!Array.isArray(rawProperties)) throw new HedgerowError('HR_VALIDATION', 'condition.properties must be a list');
+  if (!Array.isArray(rawProperties)) throw new HedgerowError('HR_BLAST_RADIUS_PROPERTIES_NOT_A_LIST');
   const properties: unknown[] = rawProperties;
 
   const groupTypeIndex = parseGroupTypeIndex(body.group_type_index);
   if (groupTypeIndex !== null) {
     for (const p of properties) {
       if (!isPlainObject(p) || p.group_type_index !== groupTypeIndex) {
-        throw new HedgerowError('HR_VALIDATION', INVALID_GROUP_TYPE_INDEX);
+        throw new HedgerowError('HR_BLAST_RADIUS_GROUP_TYPE_INDEX');
       }
     }
   }
@@ -40,5 +38,5 @@ function parseGroupTypeIndex(value: unknown): number | null {
   if (value === undefined || value === null) return null;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0) return value;
   if (typeof value === 'string' && /^\d{1,3}$/.test(value)) return Number(value);
-  throw new HedgerowError('HR_VALIDATION', INVALID_GROUP_TYPE_INDEX);
+  throw new HedgerowError('HR_BLAST_RADIUS_GROUP_TYPE_INDEX');
 }

@@ -16,9 +16,9 @@
  */
 
 import { ERRORS, HedgerowError } from '../errors.js';
-import { pythonStrip } from '../flags/python-repr.js';
+import { pythonStrip } from '../compat/python-repr.js';
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
-import { pythonCsvRows, pythonSplitLines } from './python-csv.js';
+import { pythonCsvRows, pythonSplitLines } from '../compat/python-csv.js';
 
 type CsvIdType = 'person_id' | 'distinct_id' | 'email';
 

@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { BOOTSTRAP_EXPECT, CONFIG_SCHEMA, SETTINGS, type Config, type SettingSpec } from './schema.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** Upper bounds of `workers` and `httpThreads` once 0 is resolved to the core count. */
 const MAX_WORKERS = 256;
@@ -114,9 +115,9 @@ function readDefaults(path: string, label: string): Json {
   } catch (err) {
     throw new ConfigError([`${label}: cannot read defaults: ${(err as Error).message}`]);
   }
-  if (!isObject(parsed)) throw new ConfigError([`${label}: must hold a JSON object`]);
+  if (!isPlainObject(parsed)) throw new ConfigError([`${label}: must hold a JSON object`]);
   const out: Json = { ...parsed };
-  out['bootstrap'] = isObject(parsed['bootstrap']) ? { ...parsed['bootstrap'] } : (parsed['bootstrap'] ?? {});
+  out['bootstrap'] = isPlainObject(parsed['bootstrap']) ? { ...parsed['bootstrap'] } : (parsed['bootstrap'] ?? {});
   return out;
 }
 
@@ -125,7 +126,7 @@ function flagValue(flags: Record<string, unknown>, s: SettingSpec): unknown {
   const direct = flags[s.flagKey];
   if (direct !== undefined || !s.path.startsWith('bootstrap.')) return direct;
   const nested = flags['bootstrap'];
-  return isObject(nested) ? nested[s.path.slice('bootstrap.'.length)] : undefined;
+  return isPlainObject(nested) ? nested[s.path.slice('bootstrap.'.length)] : undefined;
 }
 
 /** Strict: the whole string must be a number of the right kind, else it stays a string and fails validation. */
@@ -211,15 +212,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function getPath(obj: Json, path: string): unknown {
   const [head, tail] = splitPath(path);
   if (tail === undefined) return obj[head];
   const inner = obj[head];
-  return isObject(inner) ? inner[tail] : undefined;
+  return isPlainObject(inner) ? inner[tail] : undefined;
 }
 
 function setPath(obj: Json, path: string, value: unknown): void {
@@ -229,7 +226,7 @@ function setPath(obj: Json, path: string, value: unknown): void {
     return;
   }
   const inner = obj[head];
-  if (isObject(inner)) inner[tail] = value;
+  if (isPlainObject(inner)) inner[tail] = value;
   else if (inner === undefined) obj[head] = { [tail]: value };
   // A non-object `bootstrap` in the file stays as is, so validation reports it against the file.
 }

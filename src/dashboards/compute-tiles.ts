@@ -3,7 +3,7 @@
  * days (`-30d`: the 30 days before today and today, UTC), one series per breakdown value (largest
  * first) or one for the whole event. Pure: the rollups come in through `UsageSource`.
  */
-import { DAY_MS } from '../util/civil-date.js';
+import { DAY_MS } from '../compat/civil-date.js';
 import type { DashboardPageModel, SeriesResult, TileView } from './dashboard-view.js';
 import { NONE_LABEL } from './usage-event.js';
 import type { InsightDefinition } from './usage-insights.js';

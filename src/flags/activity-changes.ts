@@ -10,11 +10,12 @@
 import type { ActivityChange } from '../store/activity-log.js';
 import { LOGGED_FIELDS, type FeatureFlagRecord } from './feature-flag.js';
 import { jsonEqual } from './json-equal.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export type { ActivityChange };
 
 function isEmptyObject(v: unknown): boolean {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+  return isPlainObject(v) && Object.keys(v).length === 0;
 }
 
 export function flagChanges(before: FeatureFlagRecord | null | undefined, after: FeatureFlagRecord): ActivityChange[] {

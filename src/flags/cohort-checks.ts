@@ -4,8 +4,9 @@
  * cohorts) may hold behavioural (event) filters, which flags cannot evaluate.
  */
 
-import { HedgerowError } from '../errors.js';
-import { pythonStr } from './python-repr.js';
+import { catalogueError, HedgerowError } from '../errors.js';
+import { pythonStr } from '../compat/python-repr.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** A cohort as the flag checks see it. */
 export interface CohortInfo {
@@ -30,17 +31,13 @@ export function cohortIdOf(value: unknown): number | undefined {
   return undefined;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Visits the leaf properties of a cohort's filters, however deeply grouped. */
 function forEachLeaf(node: unknown, visit: (leaf: Record<string, unknown>) => void): void {
   if (Array.isArray(node)) {
     for (const item of node) forEachLeaf(item, visit);
     return;
   }
-  if (!isObject(node)) return;
+  if (!isPlainObject(node)) return;
   if (Array.isArray(node.values)) {
     forEachLeaf(node.values, visit);
     return;
@@ -104,14 +101,11 @@ export function checkCohortReference(value: unknown, lookup: CohortLookup): void
   const id = cohortIdOf(value);
   const cohort = id === undefined ? undefined : lookup(id);
   if (cohort === undefined) {
-    throw new HedgerowError('HR_COHORT_DOES_NOT_EXIST', `Cohort with id ${pythonStr(value)} does not exist`);
+    throw catalogueError('HR_COHORT_DOES_NOT_EXIST', { id: pythonStr(value) });
   }
   for (const c of withDependencies(cohort, lookup)) {
     if (hasBehavioralFilter(c)) {
-      throw new HedgerowError(
-        'HR_BEHAVIORAL_COHORT',
-        `Cohort '${c.name}' with filters on events cannot be used in feature flags.`,
-      );
+      throw catalogueError('HR_BEHAVIORAL_COHORT', { name: c.name });
     }
   }
 }
@@ -141,7 +135,7 @@ export function filtersUseCohort(flagFilters: unknown, cohortId: number, lookup:
 export function checkFiltersForFlagCohort(filters: unknown, lookup: CohortLookup): void {
   forEachLeaf(filters, (leaf) => {
     if (leaf.type === 'behavioral') {
-      throw new HedgerowError('HR_BEHAVIORAL_COHORT', 'Behavioral filters cannot be added to cohorts used in feature flags.');
+      throw new HedgerowError('HR_BEHAVIORAL_FILTER_IN_FLAG_COHORT');
     }
     if (leaf.type !== 'cohort') return;
     const id = cohortIdOf(leaf.value);
@@ -149,10 +143,7 @@ export function checkFiltersForFlagCohort(filters: unknown, lookup: CohortLookup
     if (nested === undefined) return;
     for (const c of withDependencies(nested, lookup)) {
       if (!c.is_static && hasBehavioralFilter(c)) {
-        throw new HedgerowError(
-          'HR_BEHAVIORAL_COHORT',
-          `A cohort dependency (${c.name}) has filters based on events. These cohorts can't be used in feature flags.`,
-        );
+        throw catalogueError('HR_BEHAVIORAL_COHORT_DEPENDENCY', { name: c.name });
       }
     }
   });

@@ -23,7 +23,8 @@ import { checkCohortReference, type CohortLookup } from './cohort-checks.js';
 import type { FlagFilters } from './feature-flag.js';
 import { parseFlagDateValue } from './flag-date-value.js';
 import { PROPERTY_OPERATORS } from './engine/match-property.js';
-import { pythonJsonDumps, pythonNumber, pythonStr, pythonTypeName } from './python-repr.js';
+import { pythonJsonDumps, pythonNumber, pythonStr, pythonTruthy, pythonTypeName } from '../compat/python-repr.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 export interface FilterValidationContext {
   mode: 'create' | 'patch' | 'put';
@@ -61,19 +62,8 @@ const DATE_OPERATORS = new Set(['is_date_before', 'is_date_after']);
 
 type Obj = Record<string, unknown>;
 
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function invalid(detail: string): never {
   throw new HedgerowError('HR_VALIDATION', detail, 'filters');
-}
-
-/** Python truthiness of a JSON value. */
-function truthy(v: unknown): boolean {
-  if (Array.isArray(v)) return v.length > 0;
-  if (isObject(v)) return Object.keys(v).length > 0;
-  return v !== null && v !== undefined && v !== false && v !== 0 && v !== '';
 }
 
 /** A property's `type`; none means an event property. */
@@ -89,9 +79,9 @@ function groupIndex(v: unknown): unknown {
 /** The conditions and, per condition, its property objects; malformed entries fail `typeError`. */
 function conditionsOf(groups: unknown[], typeError: string): { condition: Obj; properties: Obj[] }[] {
   return groups.map((condition) => {
-    if (!isObject(condition)) invalid(typeError);
+    if (!isPlainObject(condition)) invalid(typeError);
     const raw = condition.properties === undefined ? [] : condition.properties;
-    if (!Array.isArray(raw) || !raw.every(isObject)) invalid(typeError);
+    if (!Array.isArray(raw) || !raw.every(isPlainObject)) invalid(typeError);
     return { condition, properties: raw };
   });
 }
@@ -100,9 +90,9 @@ function conditionsOf(groups: unknown[], typeError: string): { condition: Obj; p
 function variantsOf(filters: Obj): Obj[] {
   const mv = filters.multivariate;
   if (mv === undefined || mv === null) return [];
-  if (!isObject(mv)) invalid(FILTER_ERRORS.badVariants);
+  if (!isPlainObject(mv)) invalid(FILTER_ERRORS.badVariants);
   if (mv.variants === undefined) return [];
-  if (!Array.isArray(mv.variants) || !mv.variants.every(isObject)) invalid(FILTER_ERRORS.badVariants);
+  if (!Array.isArray(mv.variants) || !mv.variants.every(isPlainObject)) invalid(FILTER_ERRORS.badVariants);
   return mv.variants;
 }
 
@@ -171,7 +161,7 @@ function variantRolloutSum(variants: Obj[]): number {
 function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
   if (!('payloads' in filters)) return undefined;
   const payloads = filters.payloads;
-  if (!isObject(payloads)) invalid(FILTER_ERRORS.payloadsNotDict);
+  if (!isPlainObject(payloads)) invalid(FILTER_ERRORS.payloadsNotDict);
   const out: Obj = {};
   for (const [key, value] of Object.entries(payloads)) {
     if (typeof value === 'string') {
@@ -181,10 +171,10 @@ function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
         invalid(FILTER_ERRORS.payloadNotJson);
       }
     }
-    out[key] = isObject(value) ? pythonJsonDumps(value) : value;
+    out[key] = isPlainObject(value) ? pythonJsonDumps(value) : value;
   }
   const keys = Object.keys(payloads);
-  if (truthy(filters.multivariate)) {
+  if (pythonTruthy(filters.multivariate)) {
     if (!keys.every((k) => variantKeys.includes(k))) invalid(FILTER_ERRORS.payloadKeysMultivariate);
   } else if (keys.length > 1 || keys.some((k) => k !== 'true')) {
     invalid(FILTER_ERRORS.payloadKeysBoolean);
@@ -219,7 +209,7 @@ export function validateFlagFilters(sent: Readonly<Obj>, ctx: FilterValidationCo
 
   const variantKeys = variants.map((v) => v.key);
   for (const { condition, properties } of conditions) {
-    if (truthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid(FILTER_ERRORS.variantOverride);
+    if (pythonTruthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid(FILTER_ERRORS.variantOverride);
     for (const p of properties) checkProperty(p, ctx);
   }
   if (variants.length > 0 && variantRolloutSum(variants) !== 100) invalid(FILTER_ERRORS.variantSum);
@@ -234,9 +224,9 @@ export function regexPatterns(filters: FlagFilters): string[] {
   const out: string[] = [];
   const groups = Array.isArray(filters.groups) ? filters.groups : [];
   for (const g of groups) {
-    const props = isObject(g) && Array.isArray(g.properties) ? g.properties : [];
+    const props = isPlainObject(g) && Array.isArray(g.properties) ? g.properties : [];
     for (const p of props) {
-      if (isObject(p) && (p.operator === 'regex' || p.operator === 'not_regex') && typeof p.value === 'string') {
+      if (isPlainObject(p) && (p.operator === 'regex' || p.operator === 'not_regex') && typeof p.value === 'string') {
         out.push(p.value);
       }
     }

@@ -5,14 +5,9 @@
  */
 
 import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 const STALE_AFTER_MS = 30 * 24 * 3_600_000;
-
-type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * `filters` as returned: as stored when they have `groups`, else the legacy shape as one group of
@@ -30,7 +25,7 @@ function conditions(flag: Pick<FeatureFlagRecord, 'filters'>): unknown[] {
 }
 
 function propertyCount(condition: unknown): number {
-  const props = isObject(condition) ? condition.properties : undefined;
+  const props = isPlainObject(condition) ? condition.properties : undefined;
   return Array.isArray(props) ? props.length : 0;
 }
 
@@ -45,12 +40,12 @@ export function isSimpleFlag(flag: Pick<FeatureFlagRecord, 'filters'>): boolean 
 export function simpleRolloutPercentage(flag: Pick<FeatureFlagRecord, 'filters'>): unknown {
   if (!isSimpleFlag(flag)) return null;
   const only = conditions(flag)[0];
-  return isObject(only) ? (only.rollout_percentage ?? null) : null;
+  return isPlainObject(only) ? (only.rollout_percentage ?? null) : null;
 }
 
 function variantsOf(filters: FlagFilters): unknown[] {
   const mv = filters.multivariate;
-  return isObject(mv) && Array.isArray(mv.variants) ? mv.variants : [];
+  return isPlainObject(mv) && Array.isArray(mv.variants) ? mv.variants : [];
 }
 
 /** `multivariant` when `multivariate.variants` is a non-empty list, else `boolean`. */
@@ -59,7 +54,7 @@ export function flagType(flag: Pick<FeatureFlagRecord, 'filters'>): 'boolean' | 
 }
 
 function isFullRollout(v: unknown): boolean {
-  return isObject(v) && v.rollout_percentage === 100;
+  return isPlainObject(v) && v.rollout_percentage === 100;
 }
 
 /**
@@ -75,7 +70,7 @@ export function isFullyRolledOut(flag: Pick<FeatureFlagRecord, 'filters'>): bool
   const variants = variantsOf(f);
   if (variants.length === 0) return true;
   if (variants.some(isFullRollout)) return true;
-  return open.some((g) => isObject(g) && typeof g.variant === 'string');
+  return open.some((g) => isPlainObject(g) && typeof g.variant === 'string');
 }
 
 function olderThan(iso: string, now: Date, ms: number): boolean {

@@ -4,9 +4,7 @@
  * (activity changes; version conflicts: docs/compatibility.md#activity-log, #updates-and-deletion).
  */
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { hasOwn, isPlainObject } from '../util/plain-object.js';
 
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -21,7 +19,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     for (const k of ka) {
-      if (!Object.hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
+      if (!hasOwn(b, k) || !jsonEqual(a[k], b[k])) return false;
     }
     return true;
   }

@@ -4,7 +4,7 @@
  * were first given.
  */
 
-import { pythonStrip } from './python-repr.js';
+import { pythonStrip } from '../compat/python-repr.js';
 
 export function tagify(tag: string): string {
   return pythonStrip(tag).toLowerCase();

@@ -19,11 +19,12 @@ import {
   readListField,
   readPrimaryKeyList,
   readStringItem,
-} from './drf-fields.js';
+} from '../compat/drf-fields.js';
 import { EVALUATION_RUNTIMES, type FeatureFlagRecord, type FlagWrite } from './feature-flag.js';
 import { regexPatterns, validateFlagFilters } from './flag-filters.js';
 import { compileFlagRegex } from './flag-regex.js';
 import { tagifyAll } from './tagify.js';
+import { hasOwn } from '../util/plain-object.js';
 
 export type { CohortInfo } from './cohort-checks.js';
 
@@ -51,7 +52,7 @@ type FieldRule = (value: unknown, out: FlagWrite, ctx: FlagValidationContext) =>
 function checkKey(key: string, ctx: FlagValidationContext): string {
   const holder = ctx.liveFlagIdByKey(key);
   if (holder !== undefined && holder !== ctx.current?.id) {
-    throw new HedgerowError('HR_FIELD_UNIQUE', 'There is already a feature flag with this key.', 'key');
+    throw new HedgerowError('HR_FLAG_KEY_TAKEN');
   }
   if (!FLAG_KEY_FORMAT.test(key)) throw new HedgerowError('HR_INVALID_FLAG_KEY');
   return key;
@@ -126,7 +127,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
 ];
 
 function sent(body: Readonly<Record<string, unknown>>, field: string): boolean {
-  return Object.hasOwn(body, field) && body[field] !== undefined;
+  return hasOwn(body, field) && body[field] !== undefined;
 }
 
 /** `validate()`: evaluation tags must be a subset of the flag's tags (attr null). */

@@ -9,9 +9,11 @@
  * its normalised form count as the same value.
  */
 
+import { catalogueError, type HedgerowError } from '../errors.js';
 import type { FeatureFlagRecord, FlagWrite } from './feature-flag.js';
 import { normalizedFilters } from './flag-view.js';
 import { jsonEqual } from './json-equal.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 /** The writable flag fields a snapshot is compared on. */
 const COMPARED_FIELDS = [
@@ -33,10 +35,6 @@ const COMPARED_FIELDS = [
   'evaluation_runtime',
 ] as const satisfies readonly (keyof FlagWrite & keyof FeatureFlagRecord)[];
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function equalsCurrent(field: (typeof COMPARED_FIELDS)[number], value: unknown, current: FeatureFlagRecord): boolean {
   if (jsonEqual(value, current[field])) return true;
   return field === 'filters' && jsonEqual(value, normalizedFilters(current));
@@ -53,7 +51,7 @@ export function findVersionConflict(
 ): boolean {
   if (body.version === undefined || body.version === current.version) return false;
   const original = body.original_flag;
-  if (!isObject(original) || Object.keys(original).length === 0) return false;
+  if (!isPlainObject(original) || Object.keys(original).length === 0) return false;
   for (const field of COMPARED_FIELDS) {
     if (body[field] === undefined || !(field in original)) continue;
     const next = write === undefined ? body[field] : write[field];
@@ -65,4 +63,9 @@ export function findVersionConflict(
     return true;
   }
   return false;
+}
+
+/** The 409 for a conflict, naming who last modified the flag when known. */
+export function versionConflictError(lastModifiedByEmail?: string | null): HedgerowError {
+  return catalogueError('HR_FLAG_VERSION_CONFLICT', { user: lastModifiedByEmail ?? 'another user' });
 }

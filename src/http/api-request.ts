@@ -11,10 +11,12 @@ import {
   type Principal,
   type RequiredScope,
 } from '../auth/authenticate-personal-key.js';
-import { HedgerowError } from '../errors.js';
+import { pythonTypeName } from '../compat/python-repr.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../limits.js';
 import type { AuthStore, Organization, Project } from '../store/auth-store.js';
 import { exceedsMaxDepth } from '../util/json-depth.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { QueryParams } from './query-params.js';
 import type { Params } from './router.js';
 import type { HttpRequest } from './types.js';
@@ -58,6 +60,11 @@ export function projectRequest(
   return { ...base, project };
 }
 
+/** The legacy `/api/feature_flag/` routes have no `:project_id`: they use the caller's current project. */
+export function withCurrentProject(params: Params): Params {
+  return params.project_id === undefined ? { ...params, project_id: '@current' } : params;
+}
+
 /** Authenticates, checks the scope, then resolves `:organization_id` (an id or `@current`). */
 export function organizationRequest(
   auth: AuthStore,
@@ -68,10 +75,7 @@ export function organizationRequest(
   const base = apiRequest(auth, http, scope);
   if (base.principal.key.scoped_teams) {
     // PostHog's APIScopePermission: a key limited to projects reaches project endpoints only.
-    throw new HedgerowError(
-      'HR_KEY_PROJECT_DENIED',
-      'API keys with scoped projects are only supported on project-based endpoints.',
-    );
+    throw new HedgerowError('HR_KEY_PROJECT_ENDPOINTS_ONLY');
   }
   const ref = params.organization_id ?? '@current';
   const user = base.principal.user;
@@ -98,25 +102,18 @@ function readBody(http: HttpRequest): JsonObject {
     return Object.fromEntries(new URLSearchParams(text));
   }
   if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
-    throw new HedgerowError('HR_UNSUPPORTED_MEDIA_TYPE', `Unsupported media type "${type}" in request.`);
+    throw catalogueError('HR_UNSUPPORTED_MEDIA_TYPE', { media_type: type });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new HedgerowError('HR_JSON_PARSE', `JSON parse error - ${(err as Error).message}`);
+    throw catalogueError('HR_JSON_PARSE', { reason: (err as Error).message });
   }
   // Flag and cohort filters are compiled and matched recursively: refuse what could exhaust the stack.
-  if (exceedsMaxDepth(value, 1)) {
-    throw new HedgerowError('HR_JSON_PARSE', `JSON parse error - nesting deeper than ${MAX_JSON_DEPTH} levels`);
-  }
+  if (exceedsMaxDepth(value, 1)) throw catalogueError('HR_JSON_TOO_DEEP', { max_depth: MAX_JSON_DEPTH });
   if (value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw new HedgerowError(
-      'HR_VALIDATION',
-      `Invalid data. Expected a dictionary, but got ${Array.isArray(value) ? 'list' : pythonTypeName(value)}.`,
-    );
-  }
+  if (!isPlainObject(value)) throw catalogueError('HR_BODY_NOT_A_DICT', { datatype: pythonTypeName(value) });
   return value as JsonObject;
 }
 
@@ -136,11 +133,4 @@ export function requestOrigin(http: HttpRequest): string {
 function stringField(body: JsonObject, name: string): string | undefined {
   const v = body[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function pythonTypeName(v: unknown): string {
-  if (typeof v === 'string') return 'str';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
-  return typeof v;
 }

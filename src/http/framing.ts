@@ -4,14 +4,14 @@
  * since what follows on it can no longer be told apart from the body.
  */
 
-import { HedgerowError, type ErrorCode } from '../errors.js';
+import { HedgerowError, type FixedCode } from '../errors.js';
 import { HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { parseContentLength } from './backend-common.js';
 import { errorResponse } from './respond.js';
 import type { HttpResponse } from './types.js';
 
 /** The answer for a framing fault (`detail` replaces the catalogue's message). */
-export function framingAnswer(code: ErrorCode, detail?: string): HttpResponse {
+export function framingAnswer(code: FixedCode, detail?: string): HttpResponse {
   return errorResponse(new HedgerowError(code, detail));
 }
 

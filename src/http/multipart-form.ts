@@ -9,7 +9,7 @@
  */
 
 import { Busboy } from '@fastify/busboy';
-import { HedgerowError } from '../errors.js';
+import { catalogueError } from '../errors.js';
 import type { HttpRequest } from './types.js';
 
 interface UploadedFile {
@@ -38,8 +38,7 @@ export function readMultipartForm(http: HttpRequest): Promise<MultipartForm> {
   const form: MultipartForm = { fields, files };
   if (http.body.byteLength === 0) return Promise.resolve(form);
   return new Promise((resolve, reject) => {
-    const fail = (detail: string) =>
-      reject(new HedgerowError('HR_MULTIPART_PARSE', `Multipart form parse error - ${detail}`));
+    const fail = (reason: string) => reject(catalogueError('HR_MULTIPART_PARSE', { reason }));
     let parser;
     try {
       parser = Busboy({

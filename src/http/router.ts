@@ -2,7 +2,7 @@
  * A small router: exact paths and `:param` segments, trailing slash optional (PostHog's routers
  * accept both forms). Each route has a stable name used as the metrics label.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
 export type Params = Readonly<Record<string, string>>;
@@ -65,7 +65,7 @@ export class Router {
         return { name: route.name, run: () => route.handler(req, params) };
       }
     }
-    throw new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`);
+    throw catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method });
   }
 }
 

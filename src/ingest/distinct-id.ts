@@ -6,10 +6,7 @@
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
 import type { RawEvent } from './parse-body.js';
 import { truncateChars } from './truncate-chars.js';
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '../util/plain-object.js';
 
 /** JSON.stringify replacer that emits object keys sorted, as serde_json does. */
 function sortKeys(_key: string, value: unknown): unknown {

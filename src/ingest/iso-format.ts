@@ -26,7 +26,7 @@ export function formatIsoMs(epochMs: number): string {
   const ms = Math.trunc(epochMs);
   const days = Math.floor(ms / DAY_MS);
   let rem = ms - days * DAY_MS;
-  // civilFromDays (src/util/civil-date.ts) inlined: this runs once per event and returns no object.
+  // civilFromDays (src/compat/civil-date.ts) inlined: this runs once per event and returns no object.
   const z = days + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;

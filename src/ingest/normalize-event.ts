@@ -15,6 +15,7 @@ import validateGenerated from './schemas/raw-event.validate.js';
 import { parseEventTimestamp, parseSentAtMs } from './timestamp.js';
 import { truncateChars } from './truncate-chars.js';
 import type { StoredEvent } from './types.js';
+import { isPlainObject } from '../util/plain-object.js';
 
 interface SchemaError {
   instancePath: string;
@@ -47,10 +48,6 @@ export interface NormalizeResult {
   events: StoredEvent[];
   /** Events dropped without failing the request, by reason: no usable name, or no distinct_id. */
   dropped: { no_event_name: number; no_distinct_id: number };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import { MAX_FUTURE_SKEW_MS } from '../limits.js';
 import { formatIsoMs, ISO_MAX_MS as MAX_MS, ISO_MIN_MS as MIN_MS } from './iso-format.js';
-import { parseDateMs } from './parse-date.js';
+import { parseDateMs } from '../compat/parse-date.js';
 
 /** 2021-01-01T00:00:00Z: a query `sent_at` must land after 2020 (so a seconds value is ignored). */
 const QUERY_SENT_AT_MIN_MS = 1_609_459_200_000;

@@ -31,6 +31,7 @@
  */
 import type { StoredEvent } from '../ingest/types.js';
 import { EVENTS_WITHOUT_PERSON_UPDATES, eventPropertyUpdates, type PropertyUpdates } from './property-updates.js';
+import { hasOwn } from '../util/plain-object.js';
 
 export type MergeKind = '$identify' | '$create_alias' | '$merge_dangerously';
 
@@ -100,7 +101,7 @@ function mergeTrigger(
     kind = e.event;
     value = props.alias;
   } else if (e.event === '$identify') {
-    if (!Object.hasOwn(props, '$anon_distinct_id')) return {};
+    if (!hasOwn(props, '$anon_distinct_id')) return {};
     kind = '$identify';
     value = props.$anon_distinct_id;
   } else {
@@ -123,7 +124,7 @@ export function planPersonEvent(e: Pick<StoredEvent, 'event' | 'distinct_id' | '
     return { processPerson: false, updates: none, warnings: [{ type: 'invalid_event_when_process_person_profile_is_false' }] };
   }
   const warnings: PersonEventWarning[] = [];
-  if (Object.hasOwn(props, '$process_person_profile') && typeof props.$process_person_profile !== 'boolean') {
+  if (hasOwn(props, '$process_person_profile') && typeof props.$process_person_profile !== 'boolean') {
     warnings.push({ type: 'invalid_process_person_profile', value: props.$process_person_profile });
   }
   const { merge, warning } = mergeTrigger(e);

@@ -10,7 +10,7 @@
  * Empty parameters are ignored.
  */
 import type { PersonRecord } from '../store/person-store.js';
-import { trimWhere } from '../util/trim-where.js';
+import { canonicalUuid } from '../compat/python-parse.js';
 
 export interface PersonFilter {
   /** `distinct_id`: only the person it belongs to; `null` when it belongs to nobody. */
@@ -104,19 +104,6 @@ function likePieces(pattern: string): string[] {
   }
   pieces.push(source);
   return pieces;
-}
-
-/**
- * The canonical (lower-case, hyphenated) form of a UUID in any form Python's `UUID()` takes:
- * 32 hex digits, hyphens anywhere, optional braces and `urn:uuid:` prefix. Else undefined.
- */
-export function canonicalUuid(raw: string): string | undefined {
-  const unprefixed = raw.trim().replace(/^urn:/i, '').replace(/^uuid:/i, '');
-  // Braces stripped by index: `/^\{+|\}+$/g` is quadratic on a run of `}` not at the end.
-  const hex = trimWhere(unprefixed, (c) => c === 0x7b /* { */ || c === 0x7d /* } */).replaceAll('-', '');
-  if (!/^[0-9a-f]{32}$/i.test(hex)) return undefined;
-  const h = hex.toLowerCase();
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** How PostHog's API names one person: its UUID or its integer id. */
-import { canonicalUuid } from './person-list-query.js';
+import { canonicalUuid, pythonInt } from '../compat/python-parse.js';
 
 /** A person by UUID (lower-case canonical form) or by PostHog's integer id. */
 export type PersonKey = { uuid: string } | { id: number };
@@ -15,10 +15,9 @@ export function parsePersonRef(raw: string): PersonRef {
   if (raw.includes('.')) return 'not_found';
   const uuid = canonicalUuid(raw);
   if (uuid !== undefined) return { uuid };
-  const m = /^\s*([+-]?)(\d+(?:_\d+)*)\s*$/.exec(raw);
-  if (!m) return 'invalid';
-  const n = Number(m[2]!.replaceAll('_', ''));
+  const n = pythonInt(raw);
+  if (n === undefined) return 'invalid';
   // Negative or beyond exact integers: a valid id that no person has.
-  if ((m[1] === '-' && n !== 0) || !Number.isSafeInteger(n)) return 'not_found';
-  return { id: n };
+  if (n < 0 || !Number.isSafeInteger(n)) return 'not_found';
+  return { id: Math.abs(n) }; // `-0` is id 0
 }

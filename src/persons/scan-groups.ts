@@ -3,9 +3,9 @@
  * type's groups in the worker pool, like the persons list (scan-persons.ts): groups have no index
  * by `created_at`, so a page sorts every match. Newest first, PostHog's cursor pagination, 100 a page.
  */
+import { cursorPage, type Cursor, type CursorOrdering, type CursorPage } from '../compat/drf-cursor-pagination.js';
 import { HedgerowError } from '../errors.js';
-import { cursorPage, type Cursor, type CursorOrdering, type CursorPage } from '../http/cursor-pagination.js';
-import { compareNewestFirst, groupMatches, type GroupFilter } from '../http/group-view.js';
+import { compareNewestFirst, groupMatches, type GroupFilter } from './group-filter.js';
 import type { GroupReader, GroupRecord } from '../store/group-store.js';
 import type { ScanPacing } from '../store/scan-in-slices.js';
 

@@ -13,7 +13,7 @@
  * `resume()` starts what waited. The small requests handled on the main thread are never held:
  * one thread of them cannot outrun the processor.
  */
-import { HedgerowError, isHedgerowError, type ErrorCode } from '../errors.js';
+import { HedgerowError, isHedgerowError, type FixedCode } from '../errors.js';
 import { looksLikeForm } from '../wire/extract-payload.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -264,7 +264,7 @@ function storeFailed(detail: string): CaptureOutcome {
   return failed('HR_STORE_FAILED', detail);
 }
 
-function failed(code: ErrorCode, detail?: string): CaptureOutcome {
+function failed(code: FixedCode, detail?: string): CaptureOutcome {
   return outcomeOf(new HedgerowError(code, detail));
 }
 

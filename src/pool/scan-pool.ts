@@ -11,7 +11,7 @@
  * `next` still reaches every event. A lookup by UUID has no `next` to give: it reads on until it
  * finds the event or the log ends.
  */
-import type { CursorPage } from '../http/cursor-pagination.js';
+import type { CursorPage } from '../compat/drf-cursor-pagination.js';
 import type { EventsPageQuery } from '../persons/person-events-query.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';

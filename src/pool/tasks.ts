@@ -1,9 +1,9 @@
 /** The messages between the main thread and the worker pool (plain, structured-cloneable data). */
+import type { CursorPage } from '../compat/drf-cursor-pagination.js';
 import type { SerializedError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { IngestStats } from '../observability/metrics.js';
-import type { CursorPage } from '../http/cursor-pagination.js';
 import type { EventsPageQuery } from '../persons/person-events-query.js';
 import type { GroupsPageQuery } from '../persons/scan-groups.js';
 import type { PersonsNamed, PersonsNamedQuery, PersonsPage, PersonsPageQuery } from '../persons/scan-persons.js';

@@ -5,7 +5,7 @@
  * (`['cohort_member', project, cohort id, distinct id]`), as the flags service reads membership.
  */
 import { HedgerowError } from '../errors.js';
-import { isoMicros } from '../util/iso-micros.js';
+import { isoMicros } from '../compat/iso-micros.js';
 import { bumpFlagsVersion } from './flag-store.js';
 import { nextId, type StoreDatabases } from './open-store.js';
 

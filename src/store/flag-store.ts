@@ -8,7 +8,7 @@
 import { HedgerowError } from '../errors.js';
 import { flagChanges } from '../flags/activity-changes.js';
 import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
-import { isoMicros } from '../util/iso-micros.js';
+import { isoMicros } from '../compat/iso-micros.js';
 import type { ActivityChange, ActivityLog, ActivityUser, ActivityVerb } from './activity-log.js';
 import type { User } from './auth-store.js';
 import { hasEnrichedInsights } from '../dashboards/usage-insights.js';

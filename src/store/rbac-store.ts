@@ -25,8 +25,8 @@ import {
   type AccessLevel,
   type Resource,
 } from '../auth/access-level.js';
-import { HedgerowError } from '../errors.js';
-import { isoMicros } from '../util/iso-micros.js';
+import { catalogueError, HedgerowError } from '../errors.js';
+import { isoMicros } from '../compat/iso-micros.js';
 import { nextId, type StoreDatabases, type StoreKey } from './open-store.js';
 
 export { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, type AccessLevel, type Resource };
@@ -85,10 +85,6 @@ export interface UserFlagAccess {
 
 /** `Role.name` is a CharField(max_length=200). */
 export const ROLE_NAME_MAX_LENGTH = 200;
-
-export const ROLE_NAME_TAKEN = 'There is already a role with this name.';
-const USER_ALREADY_IN_ROLE = 'User is already part of the role.';
-const RESOURCE_ACCESS_EXISTS = 'This resource access already exists.';
 
 const K = {
   role: (id: string) => ['role', id],
@@ -228,7 +224,7 @@ export class RbacStore {
     return this.write(() => {
       if (!this.role(roleId)) throw new HedgerowError('HR_NOT_FOUND');
       if (this.dbs.rbac.get(K.roleMember(roleId, userId)) !== undefined) {
-        throw new HedgerowError('HR_VALIDATION', USER_ALREADY_IN_ROLE, null);
+        throw new HedgerowError('HR_USER_ALREADY_IN_ROLE');
       }
       const now = isoMicros();
       const m: RoleMembership = {
@@ -396,10 +392,10 @@ export class RbacStore {
   createFlagRoleAccess(input: { projectId: number; featureFlagId: number; roleId: string }): FeatureFlagRoleAccess {
     return this.write(() => {
       if (!this.role(input.roleId)) {
-        throw new HedgerowError('HR_FIELD_DOES_NOT_EXIST', `Invalid pk "${input.roleId}" - object does not exist.`, 'role_id');
+        throw catalogueError('HR_FIELD_DOES_NOT_EXIST', { pk_value: input.roleId }, 'role_id');
       }
       if (this.dbs.rbac.get(K.flagRole(input.featureFlagId, input.roleId)) !== undefined) {
-        throw new HedgerowError('HR_FIELD_UNIQUE', 'The fields role, feature_flag must make a unique set.', null);
+        throw new HedgerowError('HR_FLAG_ROLE_ACCESS_EXISTS');
       }
       const now = isoMicros();
       const row: FeatureFlagRoleAccess = {
@@ -482,13 +478,13 @@ export class RbacStore {
 
   private assertRoleNameFree(organizationId: string, name: string): void {
     if (this.dbs.rbac.get(K.roleName(organizationId, name)) !== undefined) {
-      throw new HedgerowError('HR_FIELD_UNIQUE', ROLE_NAME_TAKEN, 'name');
+      throw new HedgerowError('HR_ROLE_NAME_TAKEN');
     }
   }
 
   private assertResourceFree(organizationId: string, resource: Resource): void {
     if (this.dbs.rbac.get(K.orgResource(organizationId, resource)) !== undefined) {
-      throw new HedgerowError('HR_FIELD_UNIQUE', RESOURCE_ACCESS_EXISTS, 'resource');
+      throw new HedgerowError('HR_RESOURCE_ACCESS_EXISTS');
     }
   }
 

@@ -6,7 +6,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 }
 
 /** An own key (inherited names such as `toString` do not count). */
-export function hasOwn(obj: Readonly<Record<string, unknown>>, key: string): boolean {
+export function hasOwn(obj: object, key: string): boolean {
   return Object.hasOwn(obj, key);
 }
 

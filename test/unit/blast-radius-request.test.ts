@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  INVALID_GROUP_TYPE_INDEX,
-  parseBlastRadiusBody,
-  type BlastRadiusRequest,
-} from '../../src/blast-radius/blast-radius-request.js';
+import { parseBlastRadiusBody, type BlastRadiusRequest } from '../../src/blast-radius/blast-radius-request.js';
 import type { PostHogErrorBody } from '../../src/errors.js';
 import { validationErrorOf } from '../helpers/errors.js';
+
+const INVALID_GROUP_TYPE_INDEX = 'Invalid group type index for feature flag condition.';
 
 function errorOf(body: Record<string, unknown>): PostHogErrorBody {
   return validationErrorOf(() => parseBlastRadiusBody(body));
@@ -115,7 +113,6 @@ describe('parseBlastRadiusBody', () => {
     for (const group_type_index of [-1, 1.5, 'x', '', ' 1', '-1', '1.0', '1234', true, false, [], {}, Number.NaN]) {
       expect(detailOf({ condition: {}, group_type_index })).toBe(INVALID_GROUP_TYPE_INDEX);
     }
-    expect(INVALID_GROUP_TYPE_INDEX).toBe('Invalid group type index for feature flag condition.');
   });
 
   it('rejects a group mode with a property of another kind or another index', () => {

@@ -4,7 +4,7 @@
  * abbreviations, 12-hour clocks, two-digit years, and date-only forms at the time of day of now.
  */
 import { describe, expect, it } from 'vitest';
-import { parseDateparserForm } from '../../src/flags/engine/dateparser-forms.js';
+import { parseDateparserForm } from '../../src/compat/dateparser-forms.js';
 import { compilePropertyMatcher } from '../../src/flags/engine/match-property.js';
 
 const NOW = Date.parse('2026-11-27T15:04:05.123Z');

@@ -12,9 +12,10 @@ import {
 import {
   parseAbsoluteDateText,
   propertyDateInstant,
+  resolveRelativeDate,
   unixSecondsInstant,
 } from '../../src/flags/engine/property-date.js';
-import { parseRelativeDate, resolveRelativeDate, subtractRelative } from '../../src/flags/engine/relative-date.js';
+import { parseFlagRelativeDate, subtractRelative } from '../../src/compat/relative-date.js';
 import {
   compareSemver,
   parseSemverRequirement,
@@ -173,18 +174,18 @@ describe('semver', () => {
 
 describe('relative dates', () => {
   const at = (text: string, now: string): string | undefined => {
-    const rel = parseRelativeDate(text);
+    const rel = parseFlagRelativeDate(text);
     if (rel === undefined) return undefined;
     const ms = resolveRelativeDate(rel, Date.parse(now), undefined);
     return ms === undefined ? undefined : new Date(ms).toISOString();
   };
 
   it('accepts [-]<n><h|d|w|m|y> with n < 10000; the sign is ignored', () => {
-    expect(parseRelativeDate('-3d')).toEqual({ amount: 3, unit: 'd' });
-    expect(parseRelativeDate('3d')).toEqual({ amount: 3, unit: 'd' });
-    expect(parseRelativeDate('0009999y')).toEqual({ amount: 9999, unit: 'y' });
+    expect(parseFlagRelativeDate('-3d')).toEqual({ amount: 3, unit: 'd' });
+    expect(parseFlagRelativeDate('3d')).toEqual({ amount: 3, unit: 'd' });
+    expect(parseFlagRelativeDate('0009999y')).toEqual({ amount: 9999, unit: 'y' });
     for (const bad of ['10000d', '+3d', '3D', ' 3d', '3 d', '3s', '-d', '1.5d']) {
-      expect(parseRelativeDate(bad)).toBeUndefined();
+      expect(parseFlagRelativeDate(bad)).toBeUndefined();
     }
   });
 

@@ -8,13 +8,14 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseFlagRelativeDate } from '../../src/compat/relative-date.js';
 import {
   compilePropertyMatcher,
   NEVER_MATCHES,
   PROPERTY_OPERATORS,
 } from '../../src/flags/engine/match-property.js';
+import { resolveRelativeDate } from '../../src/flags/engine/property-date.js';
 import type { PropertyFilter, PropertyMatcher } from '../../src/flags/engine/property-matcher.js';
-import { parseRelativeDate, resolveRelativeDate } from '../../src/flags/engine/relative-date.js';
 import { toSemver } from '../../src/flags/engine/semver.js';
 
 /**
@@ -269,7 +270,7 @@ describe('relative_date_cases', () => {
     return (line !== undefined ? FROZEN_NOW_CORRECTIONS[line] : undefined) ?? c.frozen_now;
   };
   const resolve = (input: string, now: string): string | null => {
-    const rel = parseRelativeDate(input);
+    const rel = parseFlagRelativeDate(input);
     const instant = rel === undefined ? undefined : resolveRelativeDate(rel, Date.parse(now), undefined);
     return instant === undefined ? null : new Date(instant).toISOString();
   };

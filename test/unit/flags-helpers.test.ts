@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseDrfDateTime } from '../../src/flags/drf-datetime.js';
+import { parseDrfDateTime } from '../../src/compat/drf-datetime.js';
 import { parseFlagDateValue } from '../../src/flags/flag-date-value.js';
 import { compileFlagRegex } from '../../src/flags/flag-regex.js';
 import { jsonEqual } from '../../src/flags/json-equal.js';
-import { pythonJsonDumps, pythonRepr, pythonStr, pythonStrip, pythonTypeName } from '../../src/flags/python-repr.js';
+import { pythonJsonDumps, pythonRepr, pythonStr, pythonStrip, pythonTypeName } from '../../src/compat/python-repr.js';
 import { tagify, tagifyAll } from '../../src/flags/tagify.js';
 
 describe('pythonRepr / pythonStr', () => {

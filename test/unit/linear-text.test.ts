@@ -7,8 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rustParseF64, rustTrim } from '../../src/flags/engine/coerce.js';
-import { pythonStrip } from '../../src/flags/python-repr.js';
-import { canonicalUuid, ilike } from '../../src/persons/person-list-query.js';
+import { pythonStrip } from '../../src/compat/python-repr.js';
+import { canonicalUuid } from '../../src/compat/python-parse.js';
+import { ilike } from '../../src/persons/person-list-query.js';
 
 /** Milliseconds `f` takes. */
 function timed(f: () => unknown): number {

@@ -6,7 +6,7 @@ import {
   encodeCursor,
   type Cursor,
   type CursorOrdering,
-} from '../../src/http/cursor-pagination.js';
+} from '../../src/compat/drf-cursor-pagination.js';
 import { HedgerowError } from '../../src/errors.js';
 
 interface Item {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareNewestFirst, groupMatches, jsonbText, renderFoundGroup, renderGroupType } from '../../src/http/group-view.js';
+import { jsonbText } from '../../src/compat/postgres-jsonb.js';
+import { renderFoundGroup, renderGroupType } from '../../src/management-api/group-view.js';
+import { compareNewestFirst, groupMatches } from '../../src/persons/group-filter.js';
 import type { GroupRecord } from '../../src/store/group-store.js';
 
 const acme: GroupRecord = {

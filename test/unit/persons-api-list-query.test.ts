@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalUuid } from '../../src/compat/python-parse.js';
 import {
-  canonicalUuid,
   FUTURE_PERSON_MARGIN_MS,
   ilike,
   newestPersonFirst,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { apiDateTime } from '../../src/compat/iso-micros.js';
 import {
   anonymousLast,
-  apiDateTime,
   isAnonymousId,
   LIST_DISTINCT_IDS_LIMIT,
   listedPerson,
   personName,
   retrievedPerson,
-} from '../../src/http/person-view.js';
+} from '../../src/management-api/person-view.js';
 import { parsePersonRef } from '../../src/persons/person-ref.js';
 import type { PersonRecord } from '../../src/store/person-store.js';
 
@@ -107,6 +107,7 @@ describe('parsePersonRef', () => {
     expect(parsePersonRef('42')).toEqual({ id: 42 });
     expect(parsePersonRef(' +1_000 ')).toEqual({ id: 1000 });
     expect(parsePersonRef('-3')).toBe('not_found');
+    expect(parsePersonRef('-0')).toEqual({ id: 0 });
     expect(parsePersonRef('99999999999999999999')).toBe('not_found');
   });
 

@@ -134,7 +134,11 @@ describe('RbacStore', () => {
     const eng = rbac.createRole({ organizationId: ORG, name: 'Eng', createdBy: null });
     const a = rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: 10, roleId: eng.id });
     rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: 5, roleId: eng.id });
-    expect(errorOf(() => rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: 10, roleId: eng.id }))?.code).toBe('unique');
+    expect(errorOf(() => rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: 10, roleId: eng.id }))).toEqual({
+      code: 'unique',
+      detail: 'The fields role, feature_flag must make a unique set.',
+      attr: null,
+    });
     expect(errorOf(() => rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: 10, roleId: 'nope' }))).toEqual({
       code: 'does_not_exist',
       detail: 'Invalid pk "nope" - object does not exist.',

@@ -3,7 +3,7 @@
  * over Python's `csv.reader(text.splitlines())`), and which rows Hedgerow can make members.
  */
 import { describe, expect, it } from 'vitest';
-import { PYTHON_CSV_FIELD_LIMIT, pythonCsvRows, pythonSplitLines } from '../../src/cohorts/python-csv.js';
+import { PYTHON_CSV_FIELD_LIMIT, pythonCsvRows, pythonSplitLines } from '../../src/compat/python-csv.js';
 import {
   MAX_STATIC_COHORT_CSV_IDS,
   memberDistinctIds,

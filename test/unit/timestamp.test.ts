@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateMs } from '../../src/ingest/parse-date.js';
+import { parseDateMs } from '../../src/compat/parse-date.js';
 import { parseEventTimestamp, parseQuerySentAtMs, parseSentAtMs } from '../../src/ingest/timestamp.js';
 import { vectorsFor } from './ingestion-vectors.js';
 

@@ -13,6 +13,7 @@ import { normalizedFilters } from '../flag-view.js';
 import type { CohortRecord } from '../../store/cohort-store.js';
 import { applyDependencyChains } from './dependency-chain.js';
 import { minimalFlag, type MinimalFlag } from './minimal-flag.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 export interface DefinitionsInput {
   /** All of the project's flags, any state. */
@@ -31,10 +32,6 @@ export interface FlagDefinitions {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Key order, as the Rust definitions fallback sorts (`ORDER BY f.key`); id breaks ties. */
 function byKey(a: FeatureFlagRecord, b: FeatureFlagRecord): number {
@@ -66,7 +63,7 @@ export function buildDefinitions(input: DefinitionsInput): FlagDefinitions {
 /** A cohort's property tree as stored (`filters.properties`), `{}` when it has none. */
 function cohortPropertyGroup(cohort: CohortRecord): unknown {
   const properties = cohort.filters.properties;
-  return isObject(properties) ? structuredClone(properties) : {};
+  return isPlainObject(properties) ? structuredClone(properties) : {};
 }
 
 // --- Cohort references -------------------------------------------------------------------------
@@ -79,21 +76,21 @@ function cohortId(value: unknown): number | undefined {
 }
 
 function conditions(groups: unknown): Obj[] {
-  return Array.isArray(groups) ? groups.filter(isObject) : [];
+  return Array.isArray(groups) ? groups.filter(isPlainObject) : [];
 }
 
 function propertiesOf(condition: Obj): Obj[] {
-  return Array.isArray(condition.properties) ? condition.properties.filter(isObject) : [];
+  return Array.isArray(condition.properties) ? condition.properties.filter(isPlainObject) : [];
 }
 
 function isPropertyGroup(v: unknown): v is { type: string; values: unknown[] } {
-  return isObject(v) && (v.type === 'AND' || v.type === 'OR') && Array.isArray(v.values);
+  return isPlainObject(v) && (v.type === 'AND' || v.type === 'OR') && Array.isArray(v.values);
 }
 
 /** The leaves of a property tree, depth first. */
 function leaves(node: unknown): Obj[] {
   if (isPropertyGroup(node)) return node.values.flatMap(leaves);
-  return isObject(node) ? [node] : [];
+  return isPlainObject(node) ? [node] : [];
 }
 
 function cohortTree(cohort: CohortRecord): unknown {
@@ -233,10 +230,10 @@ function inlineSingleCohort(groups: unknown, live: ReadonlyMap<number, CohortRec
 
 /** One AND group -> one condition; OR of properties -> one condition each; OR of ANDs -> one each. */
 function expandTree(tree: unknown, rollout: unknown): Obj[] | undefined {
-  if (!isPropertyGroup(tree)) return isObject(tree) ? asConditions([[tree]], rollout) : undefined;
+  if (!isPropertyGroup(tree)) return isPlainObject(tree) ? asConditions([[tree]], rollout) : undefined;
   const values = tree.values;
   if (values.every((v) => !isPropertyGroup(v))) {
-    const props = values.filter(isObject);
+    const props = values.filter(isPlainObject);
     return tree.type === 'AND' ? asConditions([props], rollout) : asConditions(props.map((p) => [p]), rollout);
   }
   if (tree.type === 'AND') return undefined;
@@ -245,7 +242,7 @@ function expandTree(tree: unknown, rollout: unknown): Obj[] | undefined {
     if (!isPropertyGroup(group) || group.values.length === 0) return undefined;
     if (group.values.some(isPropertyGroup)) return undefined;
     if (group.type === 'OR' && group.values.length > 1) return undefined;
-    sets.push(group.values.filter(isObject));
+    sets.push(group.values.filter(isPlainObject));
   }
   return asConditions(sets, rollout);
 }

@@ -8,6 +8,8 @@
  * quirk: a self-reference deeper in the chain is skipped rather than failing it.
  */
 
+import { isPlainObject } from '../../util/plain-object.js';
+
 type Obj = Record<string, unknown>;
 
 /** What the rewrite needs from a served flag; its `filters` are rewritten in place. */
@@ -16,18 +18,14 @@ export interface ChainFlag {
   filters: Obj;
 }
 
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The `type: "flag"` properties of every condition (`filters.groups[*].properties`), in order. */
 export function flagProperties(filters: Obj): Obj[] {
   const out: Obj[] = [];
   const groups = Array.isArray(filters.groups) ? filters.groups : [];
   for (const group of groups) {
-    const properties = isObject(group) ? group.properties : undefined;
+    const properties = isPlainObject(group) ? group.properties : undefined;
     if (!Array.isArray(properties)) continue;
-    for (const p of properties) if (isObject(p) && p.type === 'flag') out.push(p);
+    for (const p of properties) if (isPlainObject(p) && p.type === 'flag') out.push(p);
   }
   return out;
 }

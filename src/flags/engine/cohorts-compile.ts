@@ -9,12 +9,9 @@
 
 import { compileFilter, type FilterEnv } from './snapshot-filters.js';
 import { FILTER_COHORT, FILTER_FLAG, type CohortDefinition, type CohortNode, type CompiledCohort } from './snapshot-types.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Shells for every non-deleted cohort, so filters can reference each other before compiling. */
 export function cohortShells(definitions: readonly CohortDefinition[]): Map<number, CompiledCohort> {
@@ -45,8 +42,8 @@ export function compileCohorts(
   for (const def of definitions) {
     const cohort = byId.get(def.id);
     if (!cohort || cohort.isStatic || def.deleted === true) continue;
-    const properties = isObject(def.filters) ? def.filters.properties : undefined;
-    cohort.root = isObject(properties) ? compileNode(properties, cohort, env) : null;
+    const properties = isPlainObject(def.filters) ? def.filters.properties : undefined;
+    cohort.root = isPlainObject(properties) ? compileNode(properties, cohort, env) : null;
   }
   markErrorsAndDepths([...byId.values()]);
 }
@@ -56,7 +53,7 @@ function compileNode(raw: Obj, owner: CompiledCohort, env: FilterEnv): CohortNod
   if (values.length === 0) return null;
   const children: CohortNode[] = [];
   for (const value of values) {
-    if (isObject(value) && Array.isArray(value.values)) {
+    if (isPlainObject(value) && Array.isArray(value.values)) {
       const child = compileNode(value, owner, env);
       children.push(child ?? EMPTY_GROUP);
       continue;
@@ -68,7 +65,7 @@ function compileNode(raw: Obj, owner: CompiledCohort, env: FilterEnv): CohortNod
     } else if (filter.kind === FILTER_FLAG && filter.flagSlot >= 0) {
       owner.flagSlots.push(filter.flagSlot);
     }
-    const negation = isObject(value) && value.negation === true;
+    const negation = isPlainObject(value) && value.negation === true;
     children.push({ isGroup: false, and: false, children: [], filter, negation });
   }
   return { isGroup: true, and: raw.type !== 'OR', children, filter: null, negation: false };

@@ -9,7 +9,8 @@
  */
 
 import type { EvaluationErrorCode } from './reasons.js';
-import { FILTERS_PER_BUDGET_CHECK, hasOwn, OUT_OF_TIME, type EvaluationState } from './evaluate-state.js';
+import { hasOwn } from '../../util/plain-object.js';
+import { FILTERS_PER_BUDGET_CHECK, OUT_OF_TIME, type EvaluationState } from './evaluate-state.js';
 import {
   FILTER_COHORT,
   FILTER_FLAG,

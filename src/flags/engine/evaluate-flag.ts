@@ -10,7 +10,8 @@
  */
 
 import { EvaluationFailure, allFiltersMatch } from './evaluate-filters.js';
-import { hasOwn, type EvaluationState } from './evaluate-state.js';
+import { hasOwn } from '../../util/plain-object.js';
+import type { EvaluationState } from './evaluate-state.js';
 import type { FlagResult } from './evaluate-types.js';
 import { ROLLOUT_SALT, VARIANT_SALT, bucketHash, holdoutHash } from './hash.js';
 import { REASON_PRIORITY } from './reasons.js';

@@ -4,6 +4,7 @@
  * when to look at the clock next.
  */
 
+import { hasOwn } from '../../util/plain-object.js';
 import type { EvaluationContext } from './evaluate-types.js';
 import type { FlagSnapshot } from './snapshot-types.js';
 
@@ -37,10 +38,6 @@ export class OutOfTime {}
 export const OUT_OF_TIME = new OutOfTime();
 
 const NO_COHORTS = new Uint8Array(0);
-
-export function hasOwn(obj: object, key: string): boolean {
-  return Object.hasOwn(obj, key);
-}
 
 export function createState(snapshot: FlagSnapshot, ctx: EvaluationContext): EvaluationState {
   const person = ctx.personProperties;

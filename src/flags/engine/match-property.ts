@@ -35,18 +35,19 @@
  * operators likewise. `negation` is ignored (cohort evaluation applies it to the result).
  */
 
+import { parseDateparserForm } from '../../compat/dateparser-forms.js';
+import { parseFlagRelativeDate } from '../../compat/relative-date.js';
 import { compileFlagRegex } from '../flag-regex.js';
 import { asciiLower, rustAsF64, rustValueString } from './coerce.js';
-import { parseDateparserForm } from './dateparser-forms.js';
 import {
   compareInstants,
   type Instant,
   instantOfMs,
   parseAbsoluteDateText,
   propertyDateInstant,
+  resolveRelativeDate,
 } from './property-date.js';
 import type { PropertyFilter, PropertyMatcher } from './property-matcher.js';
-import { parseRelativeDate, resolveRelativeDate } from './relative-date.js';
 import { compareSemver, semverRangeRequirement, semverSatisfies, toSemver } from './semver.js';
 import { resolveTimeZone, type TimeZone } from './wall-clock.js';
 
@@ -197,10 +198,10 @@ const DATE_TESTS: Readonly<Record<string, DateTest>> = {
 
 /**
  * The filter date at `nowMs`. Relative dates, and the `dateparser` forms that take the time of
- * day from `now` (dateparser-forms.ts), are resolved once per distinct `now`.
+ * day from `now` (compat/dateparser-forms.ts), are resolved once per distinct `now`.
  */
 function filterDate(expected: string, zone: TimeZone): ((nowMs: number) => Instant | undefined) | undefined {
-  const rel = parseRelativeDate(expected);
+  const rel = parseFlagRelativeDate(expected);
   if (rel !== undefined) {
     return oncePerNow((nowMs) => {
       const ms = resolveRelativeDate(rel, nowMs, zone);

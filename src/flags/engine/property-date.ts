@@ -3,14 +3,14 @@
  * way the Rust flags service reads them (docs/compatibility.md#dates-and-versions).
  *
  * Date text (the filter value, or a property value that is not a number) is tried in order as:
- * 1. a relative date (`-7d`, `relative-date.ts`), anchored to `now` in the team time zone;
+ * 1. a relative date (`-7d`, compat/relative-date.ts), anchored to `now` in the team time zone;
  * 2. RFC 3339 with an offset (`2024-06-01T10:00:00.5+02:00`, `T`/`t`/space separator, `Z`/`z`);
  * 3. an offset-less `YYYY-MM-DD`, `YYYY-MM-DD[T| ]HH:MM[:SS[.f]]`, read in the team time zone;
  * 4. other common forms (`2022-04-05 12:34:12 +01:00`, `... GMT`, `2024/06/01`, `MM/DD/YYYY`,
- *    RFC 2822, epoch digits) via the ingestion date parser, offset-less ones read as UTC;
+ *    RFC 2822, epoch digits) via compat/parse-date.ts, offset-less ones read as UTC;
  * 5. the Rust service hands those last steps to the `dateparser` crate, which knows more forms:
  *    month names (`May 25, 2021`), zone abbreviations (`2021-02-21 PST`), 12-hour clocks,
- *    two-digit years, read as the crate reads them (dateparser-forms.ts).
+ *    two-digit years, read as the crate reads them (compat/dateparser-forms.ts).
  * A property value that is a number, or a string Rust parses as a float (`"1710979200"`,
  * `"1e9"`), is Unix seconds, fractions kept.
  *
@@ -18,12 +18,12 @@
  * nanoseconds within the millisecond.
  */
 
-import { parseDateMs } from '../../ingest/parse-date.js';
+import { daysFromCivil, fieldsToMs } from '../../compat/civil-date.js';
+import { type Instant, parseDateparserForm } from '../../compat/dateparser-forms.js';
+import { parseDateMs } from '../../compat/parse-date.js';
+import { type FlagRelativeDate, parseFlagRelativeDate, subtractRelative } from '../../compat/relative-date.js';
 import { rustParseF64 } from './coerce.js';
-import { parseDateparserForm } from './dateparser-forms.js';
-import { parseRelativeDate, resolveRelativeDate } from './relative-date.js';
-import { daysFromCivil, fieldsToMs } from '../../util/civil-date.js';
-import { instantOfWallClock, type TimeZone } from './wall-clock.js';
+import { instantOfWallClock, type TimeZone, wallClockOf } from './wall-clock.js';
 
 /** Rust's `char::is_whitespace`, which chrono skips before each number. */
 const W = '[\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
@@ -41,11 +41,7 @@ const NAIVE_DATE_TIME = new RegExp(`^${YMD}${HMS}$`);
 const MIN_SECONDS = daysFromCivil(-262_143, 1, 1) * 86_400;
 const MAX_SECONDS = daysFromCivil(262_142, 12, 31) * 86_400 + 86_399;
 
-/** An instant: epoch milliseconds (an integer) and nanoseconds within that millisecond. */
-export interface Instant {
-  readonly ms: number;
-  readonly ns: number;
-}
+export type { Instant };
 
 /** Order of two instants (negative, zero, positive). */
 export function compareInstants(a: Instant, b: Instant): number {
@@ -115,9 +111,14 @@ export function parseAbsoluteDateText(s: string, zone: TimeZone): Instant | unde
   return ms === undefined ? undefined : instantOfMs(ms);
 }
 
+/** The instant a relative date stands for at `nowMs` in the zone (`undefined` in a DST gap). */
+export function resolveRelativeDate(rel: FlagRelativeDate, nowMs: number, zone: TimeZone): number | undefined {
+  return instantOfWallClock(subtractRelative(wallClockOf(nowMs, zone), rel), zone);
+}
+
 /** Date text in the order above, relative dates (and `dateparser`'s date-only forms) anchored to `nowMs`. */
 function parseDateText(s: string, zone: TimeZone, nowMs: number): Instant | undefined {
-  const rel = parseRelativeDate(s);
+  const rel = parseFlagRelativeDate(s);
   if (rel !== undefined) {
     const instant = resolveRelativeDate(rel, nowMs, zone);
     if (instant !== undefined) return instantOfMs(instant);

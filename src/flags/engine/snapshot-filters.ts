@@ -18,6 +18,7 @@ import {
   type CompiledCohort,
   type CompiledFilter,
 } from './snapshot-types.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 /** Lookups the compiler needs from the snapshot being built. */
 export interface FilterEnv {
@@ -32,10 +33,6 @@ export interface FilterEnv {
 }
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const neverMatches: PropertyMatcher = () => false;
 
@@ -77,7 +74,7 @@ function compileMatcher(raw: Obj, options: PropertyMatcherOptions): PropertyMatc
  * filter reads person properties, as cohorts are person-level.
  */
 export function compileFilter(raw: unknown, aggregation: number | null, inCohort: boolean, env: FilterEnv): CompiledFilter {
-  if (!isObject(raw)) return NEVER_FILTER;
+  if (!isPlainObject(raw)) return NEVER_FILTER;
   const type = raw.type ?? 'person';
   const operator = raw.operator;
 

@@ -20,12 +20,9 @@ import {
   type CompiledHoldout,
 } from './snapshot-types.js';
 import { compileVariantTable, type VariantTable } from './variant-table.js';
+import { isPlainObject } from '../../util/plain-object.js';
 
 type Obj = Record<string, unknown>;
-
-function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** What a flag's filters reference, for the dependency graph. */
 export interface FlagRefs {
@@ -61,7 +58,7 @@ function compileCondition(
   personOnly: boolean,
   parts: FlagParts,
 ): CompiledCondition {
-  const cond: Obj = isObject(raw) ? raw : {};
+  const cond: Obj = isPlainObject(raw) ? raw : {};
   let aggregation: number | null = inherited;
   if (personOnly) aggregation = null;
   else if ('aggregation_group_type_index' in cond) aggregation = groupIndex(cond.aggregation_group_type_index);
@@ -108,7 +105,7 @@ function compileCondition(
 }
 
 function compileHoldout(raw: unknown, parts: FlagParts): CompiledHoldout | null {
-  if (!isObject(raw) || typeof raw.exclusion_percentage !== 'number') return null;
+  if (!isPlainObject(raw) || typeof raw.exclusion_percentage !== 'number') return null;
   if (typeof raw.id !== 'number' && typeof raw.id !== 'string') return null;
   const pct = Math.min(100, Math.max(0, raw.exclusion_percentage));
   const variant = `holdout-${raw.id}`;
@@ -123,7 +120,7 @@ function compileHoldout(raw: unknown, parts: FlagParts): CompiledHoldout | null 
 export function compileFlag(record: FeatureFlagRecord, slot: number, env: FilterEnv): { flag: CompiledFlag; refs: FlagRefs } {
   const filters = normalizedFilters(record);
   const refs: FlagRefs = { slots: [], missingFlag: false, cohorts: [] };
-  const payloads = isObject(filters.payloads) ? filters.payloads : {};
+  const payloads = isPlainObject(filters.payloads) ? filters.payloads : {};
   const parts: FlagParts = {
     keyDot: `${record.key}.`,
     variants: compileVariantTable(filters.multivariate),
@@ -141,10 +138,10 @@ export function compileFlag(record: FeatureFlagRecord, slot: number, env: Filter
   let superCondition: CompiledCondition | null = null;
   const superKeys: string[] = [];
   const firstSuper: unknown = Array.isArray(filters.super_groups) ? filters.super_groups[0] : undefined;
-  if (enrollmentKey === null && isObject(firstSuper) && Array.isArray(firstSuper.properties) && firstSuper.properties.length > 0) {
+  if (enrollmentKey === null && isPlainObject(firstSuper) && Array.isArray(firstSuper.properties) && firstSuper.properties.length > 0) {
     superCondition = compileCondition(firstSuper, 0, null, true, parts);
     for (const p of firstSuper.properties) {
-      if (isObject(p) && typeof p.key === 'string') superKeys.push(p.key);
+      if (isPlainObject(p) && typeof p.key === 'string') superKeys.push(p.key);
     }
   }
 

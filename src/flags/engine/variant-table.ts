@@ -5,23 +5,21 @@
  * identically.
  */
 
+import { isPlainObject } from '../../util/plain-object.js';
+
 export interface VariantTable {
   readonly keys: readonly string[];
   /** Upper (exclusive) bound of each variant's range. */
   readonly bounds: Float64Array;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The table of `filters.multivariate`, or null for a boolean flag (no variants). */
 export function compileVariantTable(multivariate: unknown): VariantTable | null {
-  if (!isObject(multivariate) || !Array.isArray(multivariate.variants)) return null;
+  if (!isPlainObject(multivariate) || !Array.isArray(multivariate.variants)) return null;
   const keys: string[] = [];
   const percentages: number[] = [];
   for (const v of multivariate.variants) {
-    if (!isObject(v) || typeof v.key !== 'string') continue;
+    if (!isPlainObject(v) || typeof v.key !== 'string') continue;
     keys.push(v.key);
     const pct = typeof v.rollout_percentage === 'number' && Number.isFinite(v.rollout_percentage) ? v.rollout_percentage : 0;
     percentages.push(pct);

@@ -8,7 +8,7 @@
  * the Rust service: a time that occurs twice (DST fall-back) is the earlier instant, a time that
  * never occurs (spring-forward gap) is no instant at all.
  */
-import { DAY_MS, daysFromCivil } from '../../util/civil-date.js';
+import { DAY_MS, daysFromCivil } from '../../compat/civil-date.js';
 
 /**
  * A team time zone: `undefined` is UTC. Unknown names also fall back to UTC (the Rust service

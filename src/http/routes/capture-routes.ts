@@ -3,7 +3,7 @@
  * GET and POST go to the worker pool; OPTIONS answers the CORS preflight. The answer is sent only
  * after the worker reports the events committed (see docs/architecture.md, Durability).
  */
-import { deserializeError, HedgerowError } from '../../errors.js';
+import { catalogueError, deserializeError, HedgerowError } from '../../errors.js';
 import type { CaptureRequest } from '../../ingest/types.js';
 import type { IngestPool } from '../../pool/ingest-pool.js';
 import { corsHeaders } from '../cors.js';
@@ -29,7 +29,7 @@ async function handleCapture(req: HttpRequest, deps: CaptureDeps): Promise<HttpR
   if (req.method === 'OPTIONS') return json(200, { status: 'Ok' }, cors);
   // HEAD runs as GET, its answer without the body (capture-rs routes with axum's `get()`).
   if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'HEAD') {
-    return errorResponse(new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), {
+    return errorResponse(catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method }), {
       ...cors,
       allow: 'GET, POST, OPTIONS',
     });

@@ -8,10 +8,9 @@
 import type { DefinitionsCache } from '../../flags/definitions/definitions-cache.js';
 import { ifNoneMatchMatches } from '../../flags/definitions/etag.js';
 import type { AuthStore } from '../../store/auth-store.js';
-import { projectRequest } from '../api-request.js';
+import { projectRequest, withCurrentProject } from '../api-request.js';
 import type { Params, Router } from '../router.js';
 import type { HttpRequest, HttpResponse } from '../types.js';
-import { withCurrentProject } from './feature-flags-api.js';
 
 export interface FlagDefinitionsDeps {
   auth: AuthStore;

@@ -3,7 +3,7 @@
  * `GET /array/:token/config.js` (a script that registers the same config). posthog-js reads
  * `supportedCompression` and `hasFeatureFlags` from it before it calls `/flags` or sends batches.
  */
-import { HedgerowError } from '../../errors.js';
+import { catalogueError, HedgerowError } from '../../errors.js';
 import { arrayConfigBody, arrayConfigScript, type RemoteConfigProject } from '../../flags/remote-config.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { FlagReader } from '../../store/flag-store.js';
@@ -40,7 +40,7 @@ function withCors(req: HttpRequest, respond: () => HttpResponse): HttpResponse {
   const cors = corsHeaders(req);
   if (req.method === 'OPTIONS') return { status: 204, headers: cors };
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return errorResponse(new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), cors);
+    return errorResponse(catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method }), cors);
   }
   try {
     const res = respond();

@@ -1,0 +1,197 @@
+/**
+ * The feature flag management API (docs/compatibility.md#management-api):
+ * `/api/projects/:project_id/feature_flags/` list and create, `…/:id/` retrieve, PATCH, PUT and the
+ * refused DELETE; the same routes under the legacy `/api/feature_flag/` prefix (the caller's
+ * current project). Writes run in one LMDB transaction each (see FlagStore).
+ */
+import type { RequiredScope } from '../auth/authenticate-personal-key.js';
+import { catalogueError, HedgerowError } from '../errors.js';
+import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
+import {
+  activeDependents,
+  checkFlagDependencies,
+  dependencyIds,
+  describeFlags,
+} from '../flags/flag-dependencies.js';
+import { filterFlags, orderNewestFirst } from '../flags/list-filters.js';
+import { validateFlagWrite, type CohortInfo } from '../flags/validate-flag-write.js';
+import { findVersionConflict, versionConflictError } from '../flags/version-conflict.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { FlagStore } from '../store/flag-store.js';
+import { projectRequest, type ProjectApiRequest, withCurrentProject } from '../http/api-request.js';
+import { limitOffsetPage, parseLimitOffset } from './pagination.js';
+import { json } from '../http/respond.js';
+import type { Params, Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import type { EditPermission } from './flag-edit-permission.js';
+import { flagRenderContextFor, renderFlag, type FlagRenderContext } from './render-flag.js';
+
+export interface FeatureFlagsApiDeps {
+  auth: AuthStore;
+  flags: FlagStore;
+  /**
+   * Whether a user may edit flags (docs/compatibility.md#role-based-access); the user's part is read
+   * once per request.
+   */
+  editPermission: EditPermission;
+  /** Whether the project has this dashboard (for `analytics_dashboards`). */
+  dashboardExists(projectId: number, id: number): boolean;
+  /** The project's cohorts, for cohort references in filters. */
+  cohort(projectId: number, id: number): CohortInfo | undefined;
+  maxPropertyValues: number;
+}
+
+/** The path prefixes of the flag API: project-scoped, and the legacy one (current project). */
+export const FLAG_API_PREFIXES = ['/api/projects/:project_id/feature_flags', '/api/feature_flag'] as const;
+
+/**
+ * Registers list/create and retrieve/update/delete. Routes with a fixed segment after the prefix
+ * (`activity`, `local_evaluation`, …) must be added before this, or `:id` would take them.
+ */
+export function addFeatureFlagsApiRoutes(router: Router, deps: FeatureFlagsApiDeps): void {
+  const api = new FlagApi(deps);
+  for (const prefix of FLAG_API_PREFIXES) {
+    router.add(['GET', 'POST'], prefix, 'api:feature_flags', (req, params) =>
+      req.method === 'GET' ? api.list(req, params) : api.create(req, params),
+    );
+    router.add(['GET', 'PATCH', 'PUT', 'DELETE'], `${prefix}/:id`, 'api:feature_flag', (req, params) => {
+      switch (req.method) {
+        case 'GET':
+          return api.retrieve(req, params);
+        case 'DELETE':
+          return api.refuseDelete(req, params);
+        default:
+          return api.update(req, params, req.method === 'PUT' ? 'put' : 'patch');
+      }
+    });
+  }
+}
+
+/** `:id` of a flag route: a positive integer, else no such flag. */
+export function flagIdParam(params: Params): number {
+  const raw = params.id ?? '';
+  if (!/^\d{1,15}$/.test(raw)) throw new HedgerowError('HR_NOT_FOUND');
+  return Number(raw);
+}
+
+/** The flag `:id` of the request's project, deleted ones included; 404 when absent. */
+export function flagOfProject(flags: FlagStore, projectId: number, params: Params): FeatureFlagRecord {
+  const flag = flags.get(projectId, flagIdParam(params));
+  if (!flag) throw new HedgerowError('HR_NOT_FOUND');
+  return flag;
+}
+
+class FlagApi {
+  constructor(private readonly deps: FeatureFlagsApiDeps) {}
+
+  list(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'feature_flag:read');
+    const now = new Date();
+    // filterFlags leaves out deleted flags.
+    const flags = orderNewestFirst(filterFlags(this.deps.flags.list(req.project.id), req.query, now));
+    const ctx = this.renderContext(req, now);
+    return json(200, limitOffsetPage(http, req.query, flags, parseLimitOffset(req.query), (f) => renderFlag(f, ctx)));
+  }
+
+  create(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'feature_flag:write');
+    const projectId = req.project.id;
+    const flag = this.deps.flags.create(projectId, req.principal.user, () => {
+      const write = validateFlagWrite(req.body, this.validationContext(projectId, 'create'));
+      if (write.filters) {
+        checkFlagDependencies({ id: undefined, key: write.key ?? '', filters: write.filters }, this.flagMap(projectId));
+      }
+      return write;
+    });
+    return json(201, renderFlag(flag, this.renderContext(req, new Date())));
+  }
+
+  retrieve(http: HttpRequest, params: Params): HttpResponse {
+    const req = this.request(http, params, 'feature_flag:read');
+    const flag = flagOfProject(this.deps.flags, req.project.id, params);
+    return json(200, renderFlag(flag, this.renderContext(req, new Date())));
+  }
+
+  update(http: HttpRequest, params: Params, mode: 'patch' | 'put'): HttpResponse {
+    const req = this.request(http, params, 'feature_flag:write');
+    const projectId = req.project.id;
+    const user = req.principal.user;
+    const existing = flagOfProject(this.deps.flags, projectId, params);
+    if (!this.deps.editPermission(user)(existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
+    const flag = this.deps.flags.update(projectId, existing.id, user, (current) => {
+      const write = validateFlagWrite(req.body, { ...this.validationContext(projectId, mode), current });
+      if (findVersionConflict(req.body, current, write)) {
+        const by = current.last_modified_by === null ? undefined : this.deps.auth.user(current.last_modified_by);
+        throw versionConflictError(by?.email);
+      }
+      this.checkStateChange(current, write);
+      return write;
+    });
+    return json(200, renderFlag(flag, this.renderContext(req, new Date())));
+  }
+
+  /** PostHog never hard-deletes a flag: 405 with an empty body (soft delete is PATCH deleted=true). */
+  refuseDelete(http: HttpRequest, params: Params): HttpResponse {
+    this.request(http, params, 'feature_flag:write');
+    return { status: 405, body: '' };
+  }
+
+  /**
+   * The soft delete, restore, enable/disable and dependency rules of an update
+   * (docs/compatibility.md#updates-and-deletion).
+   */
+  private checkStateChange(current: FeatureFlagRecord, write: FlagWrite): void {
+    const flags = this.flagMap(current.project_id);
+    const next = applyFlagWrite(current, write);
+    if (next.deleted && !current.deleted) {
+      const dependents = activeDependents(current.id, flags.values());
+      if (dependents.length > 0) {
+        throw catalogueError('HR_FLAG_DELETE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
+      }
+    }
+    // A restore takes the key back (a key sent in the body was already checked by validation).
+    if (current.deleted && !next.deleted) {
+      const holder = this.deps.flags.liveIdByKey(current.project_id, next.key);
+      if (holder !== undefined && holder !== current.id) {
+        throw new HedgerowError('HR_FLAG_KEY_TAKEN');
+      }
+    }
+    if (current.active && !next.active && !next.deleted) {
+      const dependents = activeDependents(current.id, flags.values());
+      if (dependents.length > 0) {
+        throw catalogueError('HR_FLAG_DISABLE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
+      }
+    }
+    if (!current.active && next.active) {
+      const disabled = dependencyIds(next.filters)
+        .map((id) => flags.get(id))
+        .filter((f): f is FeatureFlagRecord => f !== undefined && (!f.active || f.deleted));
+      if (disabled.length > 0) {
+        throw catalogueError('HR_FLAG_ENABLE_DEPENDS_ON_DISABLED', { flags: describeFlags(disabled) });
+      }
+    }
+    if (write.filters) checkFlagDependencies({ id: current.id, key: next.key, filters: write.filters }, flags);
+  }
+
+  private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
+    return projectRequest(this.deps.auth, http, withCurrentProject(params), scope);
+  }
+
+  private validationContext(projectId: number, mode: 'create' | 'patch' | 'put') {
+    return {
+      mode,
+      liveFlagIdByKey: (key: string) => this.deps.flags.liveIdByKey(projectId, key),
+      cohort: (id: number) => this.deps.cohort(projectId, id),
+      dashboardExists: (id: number) => this.deps.dashboardExists(projectId, id),
+      maxPropertyValues: this.deps.maxPropertyValues,
+    };
+  }
+
+  private flagMap(projectId: number): Map<number, FeatureFlagRecord> {
+    return new Map(this.deps.flags.list(projectId).map((f) => [f.id, f]));
+  }
+
+  private renderContext(req: ProjectApiRequest, now: Date): FlagRenderContext {
+    return flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user), now);
+  }
+}
