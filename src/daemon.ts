@@ -12,28 +12,15 @@ import { requestHandler } from './http/handle-request.js';
 import { errorResponse, toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
-import { addCohortsApiRoutes } from './management-api/cohorts-api.js';
-import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
-import { addEventsApiRoutes } from './management-api/events-api.js';
-import { addFeatureFlagsApiRoutes } from './management-api/feature-flags-api.js';
-import { addFlagActivityRoutes } from './management-api/flag-activity-api.js';
-import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
-import { flagEditPermission } from './management-api/flag-edit-permission.js';
-import { addFlagEvaluationViewRoutes } from './management-api/flag-evaluation-views-api.js';
-import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.js';
-import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboard-api.js';
 import { addFlagsRoutes } from './http/routes/flag-request-routes.js';
-import { addGroupsApiRoutes } from './management-api/groups-api.js';
 import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
-import { addPersonsApiRoutes } from './management-api/persons-api.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
-import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend } from './http/types.js';
 import { DefinitionsCache } from './flags/definitions/definitions-cache.js';
-import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
 import { IngestPipeline } from './ingest/ingest-pipeline.js';
+import { addManagementApiRoutes } from './management-api/routes.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
@@ -59,8 +46,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
   const services = createStoreServices(dbs);
-  const { auth, flags, cohorts } = services;
-  const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
+  const boot = bootstrapIfEmpty(services.auth, config.dataDir, config.bootstrap);
   if (boot) {
     log.warn(
       {
@@ -109,38 +95,17 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     lastEventKey: () => lastEventKey(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  addEventsApiRoutes(router, { auth, scans, groups: services.groups, persons: services.persons });
-  const editPermission = flagEditPermission(services.rbac);
-  addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
-  addPersonsApiRoutes(router, { auth, persons: services.persons, scans });
-  addGroupsApiRoutes(router, { auth, groups: services.groups, scans });
-  addRolesApiRoutes(router, { auth, rbac: services.rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
-  addRemoteConfigRoutes(router, { auth, flags });
+  addRemoteConfigRoutes(router, { auth: services.auth, flags: services.flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
-  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, services.groups) });
-  addFlagActivityRoutes(router, { auth, flags, activity: services.activity });
-  addFlagEvaluationViewRoutes(router, {
-    auth,
-    flags,
-    projects: new ProjectFlagsCache({ flags, cohorts, groups: services.groups }),
-    sources: { persons: services.persons, groups: services.groups, overrides: services.overrides, cohorts },
+  addFlagDefinitionsRoutes(router, {
+    auth: services.auth,
+    definitions: new DefinitionsCache(services.flags, services.cohorts, services.groups),
   });
-  addFlagRoleAccessRoutes(router, { auth, flags, rbac: services.rbac, editPermission });
-  addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
-  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => pipeline?.processor?.blastRadius(query) });
-  addDashboardsApiRoutes(router, {
-    auth,
-    dashboards: services.dashboards,
-    rollups: services.rollups,
-    linkSecret: services.linkSecret,
+  addManagementApiRoutes(router, {
+    services,
+    scans,
+    blastRadius: (query) => pipeline?.processor?.blastRadius(query),
     freshReads: () => dbs.root.resetReadTxn(),
-  });
-  addFeatureFlagsApiRoutes(router, {
-    auth,
-    flags,
-    editPermission,
-    dashboardExists: (projectId, id) => services.dashboards.get(projectId, id) !== undefined,
-    cohort: (projectId, id) => cohorts.get(projectId, id),
     maxPropertyValues: config.maxPropertyValues,
   });
 
@@ -203,7 +168,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const livePipeline = await IngestPipeline.start({
     config,
     dbs,
-    auth,
+    auth: services.auth,
     workerPool,
     maxDecompressedBytes,
     storeWrites,
