@@ -20,6 +20,7 @@ export default defineConfig({
     // Only the unit project uses threads. Its files share them and their module cache, which takes
     // a third of the time that a process per file does; vitest reads this from the root config.
     poolOptions: { threads: { isolate: false } },
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

@@ -380,14 +380,16 @@ describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
   });
 
   it('SIGTERM sent the moment the "ready" line appears is a clean stop (exit 0, "stopped")', async () => {
-    // The race this checks is narrow, so it is tried several times.
-    const outcomes: string[] = [];
-    for (let i = 0; i < 8; i++) {
-      const d = await startDaemon({ backend });
-      d.child.kill('SIGTERM');
-      const code = await d.stop();
-      outcomes.push(`${code}/${d.child.signalCode ?? '-'}/${d.records().some((r) => r.msg === 'stopped') ? 'stopped' : 'no stopped line'}`);
-    }
+    // The race this checks is narrow, so it is tried several times: eight daemons at once, each
+    // signalled the moment its own "ready" line appears.
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const d = await startDaemon({ backend });
+        d.child.kill('SIGTERM');
+        const code = await d.stop();
+        return `${code}/${d.child.signalCode ?? '-'}/${d.records().some((r) => r.msg === 'stopped') ? 'stopped' : 'no stopped line'}`;
+      }),
+    );
     expect(outcomes).toEqual(Array.from({ length: 8 }, () => '0/-/stopped'));
   });
 });
