@@ -38,7 +38,33 @@ export const ERRORS = Object.freeze({
   // --- request decoding (capture) ---
   HR_EMPTY_PAYLOAD: entry(400, 'validation_error', 'invalid_payload', 'request missing data payload'),
   HR_DECODE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request'),
-  HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request'),
+  // The reason is JSON.parse's own (cut to 120 characters).
+  HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request: {reason}'),
+  HR_PARSE_LONE_SURROGATE: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: lone surrogate in a \\u escape',
+  ),
+  // JSON that is not an object or an array: `literal` is `null`, `true` or `false`.
+  HR_PAYLOAD_IS_LITERAL: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is {literal}, not an event, a list of events or a batch',
+  ),
+  HR_PAYLOAD_IS_NUMBER: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is a number, not an event, a list of events or a batch',
+  ),
+  HR_PAYLOAD_IS_STRING: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is a string, not an event, a list of events or a batch',
+  ),
   HR_NO_EVENT_NAME_ATTR: entry(
     400,
     'validation_error',
@@ -46,7 +72,17 @@ export const ERRORS = Object.freeze({
     'non-engage request missing event name attribute',
   ),
   HR_EMPTY_BATCH: entry(400, 'validation_error', 'invalid_payload', 'request holds no event'),
-  HR_INVALID_EVENT: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload'),
+  HR_EVENTS_NOT_OBJECTS: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'),
+  // An event the raw-event schema refuses: `field` and `problem` are the schema validator's path and message.
+  HR_EVENT_FIELD_INVALID: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: event {index} {field} {problem}'),
+  // The same, when the validator names no field.
+  HR_INVALID_EVENT: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: event {index}'),
+  HR_EVENT_TOO_DEEP: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'Invalid payload: event {index} nests deeper than {max_depth} levels',
+  ),
   HR_INVALID_UUID: entry(400, 'validation_error', 'invalid_payload', 'Event field "uuid" is not a valid UUID!', 'uuid'),
   HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the size limit'),
   HR_DECOMPRESSED_TOO_LARGE: entry(
