@@ -37,7 +37,16 @@ function entry<M extends string>(
 export const ERRORS = Object.freeze({
   // --- request decoding (capture) ---
   HR_EMPTY_PAYLOAD: entry(400, 'validation_error', 'invalid_payload', 'request missing data payload'),
-  HR_DECODE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request'),
+  HR_GZIP_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid gzip data'),
+  HR_GZIP_NOT_UTF8: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid UTF-8 in gzip data'),
+  HR_PAYLOAD_NOT_UTF8: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to decode request: invalid UTF-8 in request payload',
+  ),
+  HR_LZ64_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid lz64 data'),
+  HR_LZ64_NOT_UTF16: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: lz64 data is not valid UTF-16'),
   // The reason is JSON.parse's own (cut to 120 characters).
   HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request: {reason}'),
   HR_PARSE_LONE_SURROGATE: entry(
@@ -85,12 +94,18 @@ export const ERRORS = Object.freeze({
   ),
   HR_INVALID_UUID: entry(400, 'validation_error', 'invalid_payload', 'Event field "uuid" is not a valid UUID!', 'uuid'),
   HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the size limit'),
-  HR_DECOMPRESSED_TOO_LARGE: entry(
+  // Over the decoded-size budget (src/wire/decompress-payload.ts `isOverDecodedLimit`): gzip
+  // output, a compressed payload past the floor at more than the ratio, a payload's decoded
+  // bytes, lz64 output.
+  HR_DECOMPRESSED_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'decompressed payload exceeds {max_bytes} bytes'),
+  HR_DECOMPRESSED_RATIO: entry(
     413,
     'validation_error',
     'payload_too_large',
-    'decompressed payload exceeds the size limit',
+    'decompressed payload exceeds {limit} bytes: past {floor} bytes, a payload may decode to at most {ratio} times its compressed size ({compressed} bytes)',
   ),
+  HR_PAYLOAD_OVER_BUDGET: entry(413, 'validation_error', 'payload_too_large', 'payload of {bytes} bytes exceeds {max_bytes} bytes'),
+  HR_LZ64_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'lz64 payload exceeds the decompressed size limit'),
   HR_EVENT_TOO_LARGE: entry(413, 'validation_error', 'event_too_large', 'maximum event size exceeded'),
 
   // --- project key (capture, flags) ---
@@ -379,7 +394,11 @@ export const ERRORS = Object.freeze({
     'not_authenticated',
     'No API token provided. Please include a valid API token in your request.',
   ),
-  HR_FLAGS_MALFORMED: entry(400, 'validation_error', 'malformed_data', 'Malformed request data'),
+  // The reason is the capture decoding error the body met (empty, not gzip).
+  HR_FLAGS_MALFORMED: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: {reason}'),
+  HR_FLAGS_EMPTY_BODY: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: empty request body'),
+  HR_FLAGS_INVALID_JSON: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid JSON'),
+  HR_FLAGS_INVALID_LZ64: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid lz64 data'),
   HR_FLAGS_NOT_AN_OBJECT: entry(
     400,
     'validation_error',
