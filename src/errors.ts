@@ -93,7 +93,7 @@ export const ERRORS = Object.freeze({
     'Invalid payload: event {index} nests deeper than {max_depth} levels',
   ),
   HR_INVALID_UUID: entry(400, 'validation_error', 'invalid_payload', 'Event field "uuid" is not a valid UUID!', 'uuid'),
-  HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the size limit'),
+  HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the {max_bytes}-byte limit'),
   // Over the decoded-size budget (src/wire/decompress-payload.ts `isOverDecodedLimit`): gzip
   // output, a compressed payload past the floor at more than the ratio, a payload's decoded
   // bytes, lz64 output.
@@ -106,7 +106,12 @@ export const ERRORS = Object.freeze({
   ),
   HR_PAYLOAD_OVER_BUDGET: entry(413, 'validation_error', 'payload_too_large', 'payload of {bytes} bytes exceeds {max_bytes} bytes'),
   HR_LZ64_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'lz64 payload exceeds the decompressed size limit'),
-  HR_EVENT_TOO_LARGE: entry(413, 'validation_error', 'event_too_large', 'maximum event size exceeded'),
+  HR_EVENT_TOO_LARGE: entry(
+    413,
+    'validation_error',
+    'event_too_large',
+    'maximum event size exceeded: event {index} is {size} bytes encoded, the limit is {max_bytes}',
+  ),
 
   // --- project key (capture, flags) ---
   HR_API_KEY_MISSING: entry(
@@ -577,12 +582,17 @@ export const ERRORS = Object.freeze({
 
   // --- server ---
   HR_NOT_READY: entry(503, 'server_error', 'not_ready', 'Hedgerow is starting or shutting down; retry shortly.'),
-  HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event. Please try again.'),
+  // A commit of accepted events failed; the reason is the store's error.
+  HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event: {reason}'),
+  // Capture on the main thread met a bug, or a pool worker failed a capture task (SDKs retry a 503).
+  HR_CAPTURE_GROUP_FAILED: entry(503, 'server_error', 'server_error', 'capture failed: {reason}'),
+  HR_CAPTURE_WORKER_FAILED: entry(503, 'server_error', 'server_error', 'worker failed: {reason}'),
+  // The store refuses writes (src/store/watch-store-writes.ts); the reason is the store's error in words.
   HR_STORE_UNAVAILABLE: entry(
     503,
     'server_error',
     'store_unavailable',
-    'Hedgerow cannot write to its store right now; retry shortly.',
+    'Hedgerow cannot write to its store right now ({reason}); retry shortly.',
   ),
   HR_CAPTURE_OVERLOADED: entry(
     503,
@@ -591,6 +601,12 @@ export const ERRORS = Object.freeze({
     'Too many events are waiting to be stored. Please try again shortly.',
   ),
   HR_INTERNAL: entry(500, 'server_error', 'server_error', 'Internal server error.'),
+  // A bug met by a capture group or a /flags request: the reason is what was thrown.
+  HR_INTERNAL_ERROR: entry(500, 'server_error', 'server_error', 'Internal error: {reason}'),
+  // A bug in answering a capture group once its outcomes came back from the pool.
+  HR_CAPTURE_SETTLE_FAILED: entry(500, 'server_error', 'server_error', 'Internal error: capture failed: {reason}'),
+  // A pool worker failed a /flags task.
+  HR_FLAGS_WORKER_FAILED: entry(500, 'server_error', 'server_error', 'worker failed: {reason}'),
 });
 
 export type ErrorCode = keyof typeof ERRORS;
