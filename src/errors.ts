@@ -579,7 +579,7 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'invalid_input',
-    "Multi-column CSV must contain at least one column with a supported ID header: 'person_id', 'Person .id' (PostHog export format), 'distinct_id', 'distinct-id', or 'email'.",
+    "Multi-column CSV must contain at least one column with a supported ID header: 'person_id', 'Person .id' (PostHog export format), 'distinct_id', 'distinct-id', or 'email'. Found columns: {columns}",
     'csv',
   ),
   HR_COHORT_CSV_NO_IDS: entry(
@@ -604,7 +604,13 @@ export const ERRORS = Object.freeze({
     'csv',
   ),
   // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
-  HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
+  HR_COHORT_CSV_TOO_MANY_IDS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file has more than {max_ids} IDs. Please split it and upload the parts one after another.',
+    'csv',
+  ),
   // `…/cohorts/:id/add_persons_to_static_cohort/`.
   HR_COHORT_NOT_STATIC: entry(400, 'validation_error', 'invalid_input', 'Can only add users to static cohorts'),
   HR_COHORT_PERSON_IDS_NOT_A_LIST: entry(400, 'validation_error', 'invalid_input', 'person_ids must be a list'),
