@@ -711,20 +711,49 @@ export const ERRORS = Object.freeze({
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method "{method}" not allowed.'),
 
   // --- HTTP framing (the request line, headers and body framing; every one closes the connection) ---
-  HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request'),
+  // The reason is node:http's (llhttp's) own.
+  HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request: {reason}'),
+  // Header values are shown cut to 64 characters (src/http/framing.ts).
+  HR_MALFORMED_CONTENT_LENGTH: entry(400, 'invalid_request', 'malformed_request', 'malformed Content-Length: {value}'),
+  HR_HOST_MISSING: entry(400, 'invalid_request', 'malformed_request', 'an HTTP/1.1 request must have a Host header'),
+  HR_CONTENT_LENGTH_WITH_TRANSFER_ENCODING: entry(
+    400,
+    'invalid_request',
+    'malformed_request',
+    'Content-Length and Transfer-Encoding together: the body length is ambiguous',
+  ),
   HR_CONFLICTING_CONTENT_LENGTH: entry(
     400,
     'invalid_request',
     'malformed_request',
-    'conflicting Content-Length headers: the body length is ambiguous',
+    'conflicting Content-Length headers ({values}): the body length is ambiguous',
   ),
-  HR_REQUEST_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request did not arrive in time'),
-  HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request headers too large'),
+  HR_REPEATED_CONTENT_LENGTH: entry(
+    400,
+    'invalid_request',
+    'malformed_request',
+    'more than one Content-Length header: the body length is ambiguous',
+  ),
+  HR_REQUEST_HEAD_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request head did not arrive in time'),
+  HR_REQUEST_BODY_IDLE: entry(
+    408,
+    'invalid_request',
+    'request_timeout',
+    'the request body stalled: no bytes arrived for {idle_ms} ms',
+  ),
+  HR_REQUEST_BODY_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request body took longer than {seconds} s'),
+  HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request line and headers over 16 KB'),
   HR_TRANSFER_ENCODING_UNSUPPORTED: entry(
     501,
     'invalid_request',
     'not_implemented',
     'Transfer-Encoding other than chunked is not supported',
+  ),
+  HR_TRANSFER_ENCODING_NOT_CHUNKED: entry(
+    501,
+    'invalid_request',
+    'not_implemented',
+    'Transfer-Encoding "{value}" is not supported: send chunked or a Content-Length',
   ),
   HR_HTTP_VERSION_UNSUPPORTED: entry(
     505,
