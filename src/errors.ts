@@ -37,6 +37,7 @@ function entry<M extends string>(
 export const ERRORS = Object.freeze({
   // --- request decoding (capture) ---
   HR_EMPTY_PAYLOAD: entry(400, 'validation_error', 'invalid_payload', 'request missing data payload'),
+  // A payload that does not decode (src/wire/decompress-payload.ts `isUndecodable`).
   HR_GZIP_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid gzip data'),
   HR_GZIP_NOT_UTF8: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid UTF-8 in gzip data'),
   HR_PAYLOAD_NOT_UTF8: entry(
@@ -816,6 +817,11 @@ export function fillTemplate(template: string, params: Readonly<Record<string, s
   return template.replace(PLACEHOLDER, (_, name: string) => String(params[name]));
 }
 
+declare const catalogued: unique symbol;
+
+/** A detail made in this module: a filled-in template, or a serialized error's detail. */
+type CatalogueDetail = string & { readonly [catalogued]: true };
+
 /** The JSON body PostHog sends for an error. */
 export interface PostHogErrorBody {
   type: PostHogErrorType;
@@ -830,12 +836,13 @@ export class HedgerowError extends Error {
   readonly attr: string | null;
 
   /**
-   * `detail` replaces the catalogue message (a template code needs one: `catalogueError` fills
-   * the template in); `attr` overrides the catalogue attr.
+   * The error of a fixed code, with its catalogue message; `attr` overrides the catalogue attr.
+   * A template code's error comes from `catalogueError`, which fills its message in: only this
+   * module makes a `CatalogueDetail`, so no other code writes a detail.
    */
-  constructor(code: FixedCode, detail?: string, attr?: string | null);
-  constructor(code: ErrorCode, detail: string, attr?: string | null);
-  constructor(code: ErrorCode, detail?: string, attr?: string | null) {
+  constructor(code: FixedCode, detail?: undefined, attr?: string | null);
+  constructor(code: ErrorCode, detail: CatalogueDetail, attr?: string | null);
+  constructor(code: ErrorCode, detail?: CatalogueDetail, attr?: string | null) {
     const e = ERRORS[code];
     super(detail ?? e.message);
     this.name = 'HedgerowError';
@@ -853,7 +860,7 @@ export class HedgerowError extends Error {
 /** The error of a template code, its message filled in with `params`; `attr` overrides the catalogue attr. */
 export function catalogueError<C extends TemplateCode>(code: C, params: ErrorParams<C>, attr?: string | null): HedgerowError {
   const e: CatalogueEntry = ERRORS[code as ErrorCode];
-  return new HedgerowError(code, fillTemplate(e.message, params), attr);
+  return new HedgerowError(code, fillTemplate(e.message, params) as CatalogueDetail, attr);
 }
 
 export function isHedgerowError(err: unknown): err is HedgerowError {
@@ -875,5 +882,6 @@ export function serializeError(err: HedgerowError): SerializedError {
 }
 
 export function deserializeError(s: SerializedError): HedgerowError {
-  return new HedgerowError(s.hedgerowCode, s.detail, s.attr);
+  // The detail was made here, in the thread that serialized the error.
+  return new HedgerowError(s.hedgerowCode, s.detail as CatalogueDetail, s.attr);
 }
