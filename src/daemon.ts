@@ -5,7 +5,7 @@
  * own module (docs/architecture.md, "Where each concern lives").
  */
 import type { Config } from './config/schema.js';
-import { HedgerowError } from './errors.js';
+import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
 import { corsHeaders } from './http/cors.js';
 import { requestHandler } from './http/handle-request.js';
@@ -117,7 +117,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     tooLarge: (req) => {
       metrics.countRequest('too_large', req.method, 413);
       return errorResponse(
-        new HedgerowError('HR_BODY_TOO_LARGE', `request body exceeds the ${config.maxBodyBytes}-byte limit`),
+        catalogueError('HR_BODY_TOO_LARGE', { max_bytes: config.maxBodyBytes }),
         corsHeaders(req),
       );
     },

@@ -37,8 +37,44 @@ function entry<M extends string>(
 export const ERRORS = Object.freeze({
   // --- request decoding (capture) ---
   HR_EMPTY_PAYLOAD: entry(400, 'validation_error', 'invalid_payload', 'request missing data payload'),
-  HR_DECODE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request'),
-  HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request'),
+  // A payload that does not decode (src/wire/decompress-payload.ts `isUndecodable`).
+  HR_GZIP_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid gzip data'),
+  HR_GZIP_NOT_UTF8: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid UTF-8 in gzip data'),
+  HR_PAYLOAD_NOT_UTF8: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to decode request: invalid UTF-8 in request payload',
+  ),
+  HR_LZ64_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid lz64 data'),
+  HR_LZ64_NOT_UTF16: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: lz64 data is not valid UTF-16'),
+  // The reason is JSON.parse's own (cut to 120 characters).
+  HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request: {reason}'),
+  HR_PARSE_LONE_SURROGATE: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: lone surrogate in a \\u escape',
+  ),
+  // JSON that is not an object or an array: `literal` is `null`, `true` or `false`.
+  HR_PAYLOAD_IS_LITERAL: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is {literal}, not an event, a list of events or a batch',
+  ),
+  HR_PAYLOAD_IS_NUMBER: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is a number, not an event, a list of events or a batch',
+  ),
+  HR_PAYLOAD_IS_STRING: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'failed to parse request: the payload is a string, not an event, a list of events or a batch',
+  ),
   HR_NO_EVENT_NAME_ATTR: entry(
     400,
     'validation_error',
@@ -46,16 +82,37 @@ export const ERRORS = Object.freeze({
     'non-engage request missing event name attribute',
   ),
   HR_EMPTY_BATCH: entry(400, 'validation_error', 'invalid_payload', 'request holds no event'),
-  HR_INVALID_EVENT: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload'),
+  HR_EVENTS_NOT_OBJECTS: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'),
+  // An event the raw-event schema refuses: `field` and `problem` are the schema validator's path and message.
+  HR_EVENT_FIELD_INVALID: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: event {index} {field} {problem}'),
+  // The same, when the validator names no field.
+  HR_INVALID_EVENT: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: event {index}'),
+  HR_EVENT_TOO_DEEP: entry(
+    400,
+    'validation_error',
+    'invalid_payload',
+    'Invalid payload: event {index} nests deeper than {max_depth} levels',
+  ),
   HR_INVALID_UUID: entry(400, 'validation_error', 'invalid_payload', 'Event field "uuid" is not a valid UUID!', 'uuid'),
-  HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the size limit'),
-  HR_DECOMPRESSED_TOO_LARGE: entry(
+  HR_BODY_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'request body exceeds the {max_bytes}-byte limit'),
+  // Over the decoded-size budget (src/wire/decompress-payload.ts `isOverDecodedLimit`): gzip
+  // output, a compressed payload past the floor at more than the ratio, a payload's decoded
+  // bytes, lz64 output.
+  HR_DECOMPRESSED_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'decompressed payload exceeds {max_bytes} bytes'),
+  HR_DECOMPRESSED_RATIO: entry(
     413,
     'validation_error',
     'payload_too_large',
-    'decompressed payload exceeds the size limit',
+    'decompressed payload exceeds {limit} bytes: past {floor} bytes, a payload may decode to at most {ratio} times its compressed size ({compressed} bytes)',
   ),
-  HR_EVENT_TOO_LARGE: entry(413, 'validation_error', 'event_too_large', 'maximum event size exceeded'),
+  HR_PAYLOAD_OVER_BUDGET: entry(413, 'validation_error', 'payload_too_large', 'payload of {bytes} bytes exceeds {max_bytes} bytes'),
+  HR_LZ64_TOO_LARGE: entry(413, 'validation_error', 'payload_too_large', 'lz64 payload exceeds the decompressed size limit'),
+  HR_EVENT_TOO_LARGE: entry(
+    413,
+    'validation_error',
+    'event_too_large',
+    'maximum event size exceeded: event {index} is {size} bytes encoded, the limit is {max_bytes}',
+  ),
 
   // --- project key (capture, flags) ---
   HR_API_KEY_MISSING: entry(
@@ -156,7 +213,7 @@ export const ERRORS = Object.freeze({
   ),
   HR_BODY_NOT_A_DICT: entry(400, 'validation_error', 'invalid_input', 'Invalid data. Expected a dictionary, but got {datatype}.'),
 
-  // --- management API validation (DRF field and serializer errors; HR_VALIDATION takes its detail per case) ---
+  // --- management API validation (DRF field and serializer errors) ---
   HR_FIELD_REQUIRED: entry(400, 'validation_error', 'required', 'This field is required.'),
   HR_FIELD_NULL: entry(400, 'validation_error', 'null', 'This field may not be null.'),
   HR_FIELD_BLANK: entry(400, 'validation_error', 'blank', 'This field may not be blank.'),
@@ -209,7 +266,6 @@ export const ERRORS = Object.freeze({
     'invalid_input',
     'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
   ),
-  HR_VALIDATION: entry(400, 'validation_error', 'invalid_input', 'Invalid input.'),
   // DRF's UUIDField, with PostHog's generic `invalid_input` code.
   HR_FIELD_INVALID_UUID: entry(400, 'validation_error', 'invalid_input', 'Must be a valid UUID.'),
   HR_INVALID_FLAG_KEY: entry(
@@ -219,16 +275,131 @@ export const ERRORS = Object.freeze({
     'Only letters, numbers, hyphens (-) & underscores (_) are allowed.',
     'key',
   ),
-  HR_INVALID_OPERATOR_VALUE: entry(400, 'validation_error', 'invalid_value', 'Invalid value for operator.', 'filters'),
-  HR_INVALID_OPERATOR: entry(400, 'validation_error', 'invalid_operator', 'Invalid operator.', 'filters'),
+  // A flag's `filters` (src/flags/flag-filters.ts); values are shown as Python prints them.
+  HR_FLAG_NO_GROUPS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Feature flags must have at least one condition set (group).',
+    'filters',
+  ),
+  HR_FLAG_PERSON_PROPERTIES_ONLY: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Filters are not valid (can only use person and cohort properties)',
+    'filters',
+  ),
+  HR_FLAG_GROUP_PROPERTIES_ONLY: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Filters are not valid (can only use group properties)',
+    'filters',
+  ),
+  HR_FLAG_PROPERTY_OPERATOR: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Flag properties must use the 'flag_evaluates_to' operator",
+    'filters',
+  ),
+  HR_FLAG_VARIANTS_INVALID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Invalid variant definitions: variants must be a list of objects.',
+    'filters',
+  ),
+  HR_FLAG_VARIANT_SUM: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Invalid variant definitions: Variant rollout percentages must sum to 100.',
+    'filters',
+  ),
+  HR_FLAG_VARIANT_OVERRIDE: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Filters are not valid (variant override does not exist)',
+    'filters',
+  ),
+  HR_FLAG_PAYLOADS_NOT_A_DICT: entry(400, 'validation_error', 'invalid_input', 'Payloads must be passed as a dictionary', 'filters'),
+  HR_FLAG_PAYLOAD_NOT_JSON: entry(400, 'validation_error', 'invalid_input', 'Payload value is not valid JSON', 'filters'),
+  HR_FLAG_PAYLOAD_KEYS_MULTIVARIATE: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Payload keys must match a variant key for multivariate flags',
+    'filters',
+  ),
+  HR_FLAG_PAYLOAD_KEYS_BOOLEAN: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Payload keys must be 'true' for boolean flags",
+    'filters',
+  ),
+  // PostHog's `_validate_rollout_percentage`: `type` is Python's type name.
+  HR_CONDITION_ROLLOUT_NOT_A_NUMBER: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'groups[{index}].rollout_percentage must be a number or null, got {type}',
+    'filters',
+  ),
+  HR_CONDITION_ROLLOUT_OUT_OF_RANGE: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'groups[{index}].rollout_percentage must be between 0 and 100, got {value}',
+    'filters',
+  ),
+  HR_VARIANT_ROLLOUT_NOT_A_NUMBER: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'multivariate.variants[{index}].rollout_percentage must be a number or null, got {type}',
+    'filters',
+  ),
+  HR_VARIANT_ROLLOUT_OUT_OF_RANGE: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'multivariate.variants[{index}].rollout_percentage must be between 0 and 100, got {value}',
+    'filters',
+  ),
+  HR_PROPERTY_TOO_MANY_VALUES: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Property group expressions of type {key} cannot contain more than {max_values} values.',
+    'filters',
+  ),
+  HR_INVALID_OPERATOR_VALUE: entry(
+    400,
+    'validation_error',
+    'invalid_value',
+    'Invalid value for operator {operator}: {value}',
+    'filters',
+  ),
+  HR_INVALID_OPERATOR: entry(400, 'validation_error', 'invalid_operator', 'Invalid operator: {operator}', 'filters'),
+  HR_COHORT_ONLY_OPERATOR: entry(
+    400,
+    'validation_error',
+    'invalid_operator',
+    "The '{operator}' operator is only valid for cohort properties, not '{type}' properties.",
+    'filters',
+  ),
   HR_UNSUPPORTED_OPERATOR: entry(
     400,
     'validation_error',
     'unsupported_operator',
-    'Unsupported operator for feature flags.',
+    'Unsupported operator for feature flags: {operator}',
     'filters',
   ),
-  HR_INVALID_DATE: entry(400, 'validation_error', 'invalid_date', 'Invalid date value.', 'filters'),
+  HR_INVALID_DATE: entry(400, 'validation_error', 'invalid_date', 'Invalid date value: {value}', 'filters'),
   HR_COHORT_DOES_NOT_EXIST: entry(400, 'validation_error', 'cohort_does_not_exist', 'Cohort with id {id} does not exist', 'filters'),
   HR_BEHAVIORAL_COHORT: entry(
     400,
@@ -251,6 +422,39 @@ export const ERRORS = Object.freeze({
     'Behavioral filters cannot be added to cohorts used in feature flags.',
     'filters',
   ),
+  // Flag dependencies (src/flags/flag-dependencies.ts).
+  HR_FLAG_DEPENDENCY_NOT_AN_ID: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '{reference}'",
+    'filters',
+  ),
+  HR_FLAG_DEPENDS_ON_ITSELF: entry(400, 'validation_error', 'invalid_input', "Feature flag '{key}' cannot depend on itself", 'filters'),
+  HR_FLAG_DEPENDENCY_NOT_FOUND: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Flag dependency references non-existent flag with ID {id}',
+    'filters',
+  ),
+  HR_FLAG_DEPENDENCY_DISABLED: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Cannot create dependency on disabled flag '{key}' (ID: {id}). Flag dependencies must reference active flags only.",
+    'filters',
+  ),
+  // The path is the flags' keys (or ids) joined with ' → '.
+  HR_FLAG_DEPENDENCY_CYCLE: entry(400, 'validation_error', 'invalid_input', 'Circular dependency detected: {path}', 'filters'),
+  // The serializer's `validate()` and `create()` (attr null).
+  HR_EVALUATION_TAGS_NOT_IN_TAGS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'Evaluation tags must be a subset of tags. Invalid evaluation tags: {tags}',
+  ),
+  HR_FLAG_DRY_RUN_FAILED: entry(400, 'validation_error', 'invalid_input', "Can't evaluate flag - please check release conditions"),
   HR_FLAG_VERSION_CONFLICT: entry(
     409,
     'server_error',
@@ -343,7 +547,11 @@ export const ERRORS = Object.freeze({
     'not_authenticated',
     'No API token provided. Please include a valid API token in your request.',
   ),
-  HR_FLAGS_MALFORMED: entry(400, 'validation_error', 'malformed_data', 'Malformed request data'),
+  // The reason is the capture decoding error the body met (empty, not gzip).
+  HR_FLAGS_MALFORMED: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: {reason}'),
+  HR_FLAGS_EMPTY_BODY: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: empty request body'),
+  HR_FLAGS_INVALID_JSON: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid JSON'),
+  HR_FLAGS_INVALID_LZ64: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid lz64 data'),
   HR_FLAGS_NOT_AN_OBJECT: entry(
     400,
     'validation_error',
@@ -372,7 +580,7 @@ export const ERRORS = Object.freeze({
     400,
     'validation_error',
     'invalid_input',
-    "Multi-column CSV must contain at least one column with a supported ID header: 'person_id', 'Person .id' (PostHog export format), 'distinct_id', 'distinct-id', or 'email'.",
+    "Multi-column CSV must contain at least one column with a supported ID header: 'person_id', 'Person .id' (PostHog export format), 'distinct_id', 'distinct-id', or 'email'. Found columns: {columns}",
     'csv',
   ),
   HR_COHORT_CSV_NO_IDS: entry(
@@ -397,7 +605,13 @@ export const ERRORS = Object.freeze({
     'csv',
   ),
   // Hedgerow's own cap (src/cohorts/static-cohort-csv.ts); PostHog has none.
-  HR_COHORT_CSV_TOO_MANY_IDS: entry(400, 'validation_error', 'invalid_input', 'CSV file has too many IDs.', 'csv'),
+  HR_COHORT_CSV_TOO_MANY_IDS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'CSV file has more than {max_ids} IDs. Please split it and upload the parts one after another.',
+    'csv',
+  ),
   // `…/cohorts/:id/add_persons_to_static_cohort/`.
   HR_COHORT_NOT_STATIC: entry(400, 'validation_error', 'invalid_input', 'Can only add users to static cohorts'),
   HR_COHORT_PERSON_IDS_NOT_A_LIST: entry(400, 'validation_error', 'invalid_input', 'person_ids must be a list'),
@@ -498,20 +712,49 @@ export const ERRORS = Object.freeze({
   HR_METHOD_NOT_ALLOWED: entry(405, 'invalid_request', 'method_not_allowed', 'Method "{method}" not allowed.'),
 
   // --- HTTP framing (the request line, headers and body framing; every one closes the connection) ---
-  HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request'),
+  // The reason is node:http's (llhttp's) own.
+  HR_MALFORMED_REQUEST: entry(400, 'invalid_request', 'malformed_request', 'malformed HTTP request: {reason}'),
+  // Header values are shown cut to 64 characters (src/http/framing.ts).
+  HR_MALFORMED_CONTENT_LENGTH: entry(400, 'invalid_request', 'malformed_request', 'malformed Content-Length: {value}'),
+  HR_HOST_MISSING: entry(400, 'invalid_request', 'malformed_request', 'an HTTP/1.1 request must have a Host header'),
+  HR_CONTENT_LENGTH_WITH_TRANSFER_ENCODING: entry(
+    400,
+    'invalid_request',
+    'malformed_request',
+    'Content-Length and Transfer-Encoding together: the body length is ambiguous',
+  ),
   HR_CONFLICTING_CONTENT_LENGTH: entry(
     400,
     'invalid_request',
     'malformed_request',
-    'conflicting Content-Length headers: the body length is ambiguous',
+    'conflicting Content-Length headers ({values}): the body length is ambiguous',
   ),
-  HR_REQUEST_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request did not arrive in time'),
-  HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request headers too large'),
+  HR_REPEATED_CONTENT_LENGTH: entry(
+    400,
+    'invalid_request',
+    'malformed_request',
+    'more than one Content-Length header: the body length is ambiguous',
+  ),
+  HR_REQUEST_HEAD_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request head did not arrive in time'),
+  HR_REQUEST_BODY_IDLE: entry(
+    408,
+    'invalid_request',
+    'request_timeout',
+    'the request body stalled: no bytes arrived for {idle_ms} ms',
+  ),
+  HR_REQUEST_BODY_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request body took longer than {seconds} s'),
+  HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request line and headers over 16 KB'),
   HR_TRANSFER_ENCODING_UNSUPPORTED: entry(
     501,
     'invalid_request',
     'not_implemented',
     'Transfer-Encoding other than chunked is not supported',
+  ),
+  HR_TRANSFER_ENCODING_NOT_CHUNKED: entry(
+    501,
+    'invalid_request',
+    'not_implemented',
+    'Transfer-Encoding "{value}" is not supported: send chunked or a Content-Length',
   ),
   HR_HTTP_VERSION_UNSUPPORTED: entry(
     505,
@@ -522,12 +765,17 @@ export const ERRORS = Object.freeze({
 
   // --- server ---
   HR_NOT_READY: entry(503, 'server_error', 'not_ready', 'Hedgerow is starting or shutting down; retry shortly.'),
-  HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event. Please try again.'),
+  // A commit of accepted events failed; the reason is the store's error.
+  HR_STORE_FAILED: entry(503, 'server_error', 'server_error', 'Unable to store event: {reason}'),
+  // Capture on the main thread met a bug, or a pool worker failed a capture task (SDKs retry a 503).
+  HR_CAPTURE_GROUP_FAILED: entry(503, 'server_error', 'server_error', 'capture failed: {reason}'),
+  HR_CAPTURE_WORKER_FAILED: entry(503, 'server_error', 'server_error', 'worker failed: {reason}'),
+  // The store refuses writes (src/store/watch-store-writes.ts); the reason is the store's error in words.
   HR_STORE_UNAVAILABLE: entry(
     503,
     'server_error',
     'store_unavailable',
-    'Hedgerow cannot write to its store right now; retry shortly.',
+    'Hedgerow cannot write to its store right now ({reason}); retry shortly.',
   ),
   HR_CAPTURE_OVERLOADED: entry(
     503,
@@ -536,6 +784,12 @@ export const ERRORS = Object.freeze({
     'Too many events are waiting to be stored. Please try again shortly.',
   ),
   HR_INTERNAL: entry(500, 'server_error', 'server_error', 'Internal server error.'),
+  // A bug met by a capture group or a /flags request: the reason is what was thrown.
+  HR_INTERNAL_ERROR: entry(500, 'server_error', 'server_error', 'Internal error: {reason}'),
+  // A bug in answering a capture group once its outcomes came back from the pool.
+  HR_CAPTURE_SETTLE_FAILED: entry(500, 'server_error', 'server_error', 'Internal error: capture failed: {reason}'),
+  // A pool worker failed a /flags task.
+  HR_FLAGS_WORKER_FAILED: entry(500, 'server_error', 'server_error', 'worker failed: {reason}'),
 });
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -563,6 +817,11 @@ export function fillTemplate(template: string, params: Readonly<Record<string, s
   return template.replace(PLACEHOLDER, (_, name: string) => String(params[name]));
 }
 
+declare const catalogued: unique symbol;
+
+/** A detail made in this module: a filled-in template, or a serialized error's detail. */
+type CatalogueDetail = string & { readonly [catalogued]: true };
+
 /** The JSON body PostHog sends for an error. */
 export interface PostHogErrorBody {
   type: PostHogErrorType;
@@ -577,12 +836,13 @@ export class HedgerowError extends Error {
   readonly attr: string | null;
 
   /**
-   * `detail` replaces the catalogue message (a template code needs one: `catalogueError` fills
-   * the template in); `attr` overrides the catalogue attr.
+   * The error of a fixed code, with its catalogue message; `attr` overrides the catalogue attr.
+   * A template code's error comes from `catalogueError`, which fills its message in: only this
+   * module makes a `CatalogueDetail`, so no other code writes a detail.
    */
-  constructor(code: FixedCode, detail?: string, attr?: string | null);
-  constructor(code: ErrorCode, detail: string, attr?: string | null);
-  constructor(code: ErrorCode, detail?: string, attr?: string | null) {
+  constructor(code: FixedCode, detail?: undefined, attr?: string | null);
+  constructor(code: ErrorCode, detail: CatalogueDetail, attr?: string | null);
+  constructor(code: ErrorCode, detail?: CatalogueDetail, attr?: string | null) {
     const e = ERRORS[code];
     super(detail ?? e.message);
     this.name = 'HedgerowError';
@@ -600,7 +860,7 @@ export class HedgerowError extends Error {
 /** The error of a template code, its message filled in with `params`; `attr` overrides the catalogue attr. */
 export function catalogueError<C extends TemplateCode>(code: C, params: ErrorParams<C>, attr?: string | null): HedgerowError {
   const e: CatalogueEntry = ERRORS[code as ErrorCode];
-  return new HedgerowError(code, fillTemplate(e.message, params), attr);
+  return new HedgerowError(code, fillTemplate(e.message, params) as CatalogueDetail, attr);
 }
 
 export function isHedgerowError(err: unknown): err is HedgerowError {
@@ -622,5 +882,6 @@ export function serializeError(err: HedgerowError): SerializedError {
 }
 
 export function deserializeError(s: SerializedError): HedgerowError {
-  return new HedgerowError(s.hedgerowCode, s.detail, s.attr);
+  // The detail was made here, in the thread that serialized the error.
+  return new HedgerowError(s.hedgerowCode, s.detail as CatalogueDetail, s.attr);
 }

@@ -15,7 +15,7 @@
  * it and PostHog then misses a `distinct_id` header saved by Excel (or stores the mark in an ID).
  */
 
-import { ERRORS, HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { pythonStrip } from '../compat/python-repr.js';
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
 import { pythonCsvRows, pythonSplitLines } from '../compat/python-csv.js';
@@ -62,10 +62,7 @@ export function readStaticCohortCsv(bytes: Uint8Array): StaticCohortCsv {
     const id = pythonStrip(cell ?? '');
     if (id === '') return;
     if (ids.length === MAX_STATIC_COHORT_CSV_IDS) {
-      throw new HedgerowError(
-        'HR_COHORT_CSV_TOO_MANY_IDS',
-        `CSV file has more than ${MAX_STATIC_COHORT_CSV_IDS} IDs. Please split it and upload the parts one after another.`,
-      );
+      throw catalogueError('HR_COHORT_CSV_TOO_MANY_IDS', { max_ids: MAX_STATIC_COHORT_CSV_IDS });
     }
     ids.push(id);
   };
@@ -80,10 +77,7 @@ export function readStaticCohortCsv(bytes: Uint8Array): StaticCohortCsv {
     const found = idColumn(first);
     if (found === undefined) {
       const columns = first.filter((cell) => pythonStrip(cell) !== '').join(', ');
-      throw new HedgerowError(
-        'HR_COHORT_CSV_NO_ID_COLUMN',
-        `${ERRORS.HR_COHORT_CSV_NO_ID_COLUMN.message} Found columns: ${columns}`,
-      );
+      throw catalogueError('HR_COHORT_CSV_NO_ID_COLUMN', { columns });
     }
     idType = found.type;
     for (const row of rows) if (row.length > found.index) take(row[found.index]);

@@ -15,10 +15,10 @@
  * `Infinity` and `-Infinity` outside strings are read as `null`.
  */
 
-import { HedgerowError, isHedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError, isHedgerowError } from '../errors.js';
 import { asBuffer, decodeBase64Strict } from '../wire/base64.js';
 import { queryCompressionHint } from '../wire/compression-hint.js';
-import { decodeWithinLimit, gunzipCapped, hasGzipMagic } from '../wire/decompress-payload.js';
+import { checkDecodedSize, decodeWithinLimit, gunzipCapped, hasGzipMagic, isUndecodable } from '../wire/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, type ExtractedPayload, type PayloadQuery } from '../wire/extract-payload.js';
 import { lzDecompressFromBase64 } from '../wire/lz-string-capped.js';
 
@@ -35,29 +35,19 @@ const OPEN_BRACE = 0x7b;
 /** Lossy, as Rust's `String::from_utf8_lossy`; also drops a leading BOM. */
 const utf8Lossy = new TextDecoder('utf-8');
 
-function malformed(reason: string): HedgerowError {
-  return new HedgerowError('HR_FLAGS_MALFORMED', `Malformed request data: ${reason}`);
-}
-
-function checkSize(bytes: number, maxBytes: number): void {
-  if (bytes > maxBytes) {
-    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `payload of ${bytes} bytes exceeds ${maxBytes} bytes`);
-  }
-}
-
 /**
- * Returns the parsed JSON value, or throws `HR_FLAGS_MALFORMED` (400: empty, undecodable or not
- * JSON) or `HR_DECOMPRESSED_TOO_LARGE` (413: more than `maxDecompressedBytes` once decoded).
+ * Returns the parsed JSON value, or throws a 400 `malformed_data` (empty, undecodable or not
+ * JSON) or a 413 (more than `maxDecompressedBytes` once decoded: `isOverDecodedLimit`).
  */
 export function decodeFlagsBody(input: FlagsHttpInput, maxDecompressedBytes: number): unknown {
   const body = input.body;
-  if (body.length === 0) throw malformed('empty request body');
+  if (body.length === 0) throw new HedgerowError('HR_FLAGS_EMPTY_BODY');
 
   // Fast path: a JSON object is neither gzip, base64, lz64 nor a form, whatever the headers say.
   if (body[0] === OPEN_BRACE) {
-    checkSize(body.length, maxDecompressedBytes);
+    checkDecodedSize(body.length, maxDecompressedBytes);
     const value = parseJsonTolerant(asBuffer(body).toString('utf8'));
-    if (value === undefined) throw malformed('invalid JSON');
+    if (value === undefined) throw new HedgerowError('HR_FLAGS_INVALID_JSON');
     return value;
   }
 
@@ -65,14 +55,14 @@ export function decodeFlagsBody(input: FlagsHttpInput, maxDecompressedBytes: num
   try {
     text = payloadText(extractPayloadBytes(input, queryFor(input.query)), maxDecompressedBytes);
   } catch (err) {
-    if (isHedgerowError(err) && (err.hedgerowCode === 'HR_DECODE_FAILED' || err.hedgerowCode === 'HR_EMPTY_PAYLOAD')) {
-      throw malformed(err.message);
+    if (isHedgerowError(err) && (isUndecodable(err.hedgerowCode) || err.hedgerowCode === 'HR_EMPTY_PAYLOAD')) {
+      throw catalogueError('HR_FLAGS_MALFORMED', { reason: err.message });
     }
     throw err;
   }
 
   const value = parseJsonTolerant(text) ?? parseBase64Fallback(text, isFormContentType(input.contentType));
-  if (value === undefined) throw malformed('invalid JSON');
+  if (value === undefined) throw new HedgerowError('HR_FLAGS_INVALID_JSON');
   return value;
 }
 
@@ -94,10 +84,10 @@ function payloadText(payload: ExtractedPayload, maxBytes: number): string {
     // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of the byte limit is never too tight.
     const input = bytes.toString('latin1');
     const text = decodeWithinLimit(bytes.length, maxBytes, (limit) => lzDecompressFromBase64(input, limit));
-    if (text === null || text === '') throw malformed('invalid lz64 data');
+    if (text === null || text === '') throw new HedgerowError('HR_FLAGS_INVALID_LZ64');
     return text;
   }
-  checkSize(bytes.length, maxBytes);
+  checkDecodedSize(bytes.length, maxBytes);
   return utf8Lossy.decode(bytes);
 }
 

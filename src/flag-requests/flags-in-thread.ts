@@ -11,6 +11,7 @@ import { flagsRequestDeps } from './flags-deps.js';
 import type { FlagsEndpoint, FlagsSide } from './flags-side.js';
 import { toFlagsRequest } from './handle-flags.js';
 import { runFlagsRequest, type FlagsOutcome, type FlagsRequestDeps } from './run-flags-request.js';
+import { isOverDecodedLimit } from '../wire/decompress-payload.js';
 
 /**
  * Larger bodies go to the daemon's worker pool, with its time limit (HEDGEROW_FLAGS_TIMEOUT_MS):
@@ -60,7 +61,7 @@ export class FlagsInThread implements FlagsSide {
     const now = new Date();
     const request = toFlagsRequest(req, endpoint, now.getTime() + this.setup.flagsTimeoutMs);
     const outcome = runFlagsRequest(request, this.deps, now, ANSWER_BUFFER);
-    if (!outcome.ok && outcome.error.hedgerowCode === 'HR_DECOMPRESSED_TOO_LARGE' && this.decodedCap < this.setup.maxDecompressedBytes) {
+    if (!outcome.ok && isOverDecodedLimit(outcome.error.hedgerowCode) && this.decodedCap < this.setup.maxDecompressedBytes) {
       return undefined; // the pool decodes it, with the daemon's own limit
     }
     return outcome;

@@ -10,6 +10,7 @@
 import { HedgerowError } from '../errors.js';
 import { truncateChars } from '../ingest/truncate-chars.js';
 import { MAX_DISTINCT_ID_CHARS } from '../limits.js';
+import { isPlainObject } from '../util/plain-object.js';
 import type { EvaluationRuntime } from '../flags/feature-flag.js';
 import { runtimeFromText } from './flag-visibility.js';
 
@@ -36,10 +37,6 @@ type Obj = Record<string, unknown>;
 /** A record without a prototype, so a `__proto__` key from the body is plain data. */
 function dict<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
-}
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `a` unless it is absent (undefined or null), then `b`: a field and its serde alias. */
@@ -69,7 +66,7 @@ function extractDistinctId(body: Obj): string | null {
 /** `{group_type: key}`: string keys kept, numbers stringified, anything else dropped. */
 export function extractGroups(value: unknown): Record<string, string> {
   const groups = dict<string>();
-  if (!isObject(value)) return groups;
+  if (!isPlainObject(value)) return groups;
   for (const type of Object.keys(value)) {
     const key = value[type];
     if (typeof key === 'string') groups[type] = key;
@@ -81,10 +78,10 @@ export function extractGroups(value: unknown): Record<string, string> {
 /** `{group_type: {...}}`: entries that are not objects are dropped. */
 function extractGroupProperties(value: unknown): Record<string, Record<string, unknown>> {
   const out = dict<Record<string, unknown>>();
-  if (!isObject(value)) return out;
+  if (!isPlainObject(value)) return out;
   for (const type of Object.keys(value)) {
     const props = value[type];
-    if (isObject(props)) out[type] = props;
+    if (isPlainObject(props)) out[type] = props;
   }
   return out;
 }
@@ -107,12 +104,12 @@ function extractFlagKeys(body: Obj): string[] | undefined {
  * `person_properties.$anon_distinct_id`; empty ids count as absent.
  */
 export function parseFlagsRequest(body: unknown): FlagsRequest {
-  if (!isObject(body)) throw new HedgerowError('HR_FLAGS_NOT_AN_OBJECT');
+  if (!isPlainObject(body)) throw new HedgerowError('HR_FLAGS_NOT_AN_OBJECT');
   const token = extractToken(body);
   if (token === undefined) throw new HedgerowError('HR_FLAGS_MISSING_TOKEN');
 
   const props = firstPresent(body.person_properties, body.$properties);
-  const personProperties: Record<string, unknown> = isObject(props) ? props : {};
+  const personProperties: Record<string, unknown> = isPlainObject(props) ? props : {};
 
   const req: FlagsRequest = {
     token,

@@ -7,7 +7,7 @@
  * with the error flag.
  */
 import { randomUUID } from 'node:crypto';
-import { deserializeError, HedgerowError } from '../errors.js';
+import { catalogueError, deserializeError, HedgerowError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from './run-flags-request.js';
 import { FlagsResponseEncoder } from './flags-response.js';
 import { parseFlagsQuery } from './flags-query.js';
@@ -49,7 +49,7 @@ function otherMethodResponse(req: HttpRequest, endpoint: 'flags' | 'decide'): Ht
     case 'OPTIONS':
       return { status: 204, headers: { allow: ALLOW, ...cors } };
     default:
-      return errorResponse(new HedgerowError('HR_METHOD_NOT_ALLOWED', `Method "${req.method}" not allowed.`), {
+      return errorResponse(catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method }), {
         allow: ALLOW,
         ...cors,
       });

@@ -5,7 +5,7 @@
  * as PostHog-shaped bodies.
  */
 import { randomUUID } from 'node:crypto';
-import { HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
+import { catalogueError, HedgerowError, isHedgerowError, serializeError, type SerializedError } from '../errors.js';
 import { FLAGS_REGEX_ALLOWANCE_MS } from '../limits.js';
 import { evaluateFlags } from '../flags/engine/evaluate-flags.js';
 import type { FlagResult } from '../flags/engine/evaluate-types.js';
@@ -75,7 +75,7 @@ export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, n
   } catch (err) {
     const e = isHedgerowError(err)
       ? err
-      : new HedgerowError('HR_INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+      : catalogueError('HR_INTERNAL_ERROR', { reason: err instanceof Error ? err.message : String(err) });
     return { ok: false, error: serializeError(e) };
   }
 }

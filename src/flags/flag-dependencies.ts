@@ -6,7 +6,7 @@
  * depend on cannot be deleted or disabled, and a flag cannot be enabled while a flag it depends on
  * is disabled.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError } from '../errors.js';
 import type { FeatureFlagRecord, FlagFilters } from './feature-flag.js';
 
 /** The raw `key`s of every flag-type property in the filters' groups, in order. */
@@ -44,22 +44,18 @@ export function checkFlagDependencies(
   for (const ref of flagPropertyKeys(flag.filters)) {
     const id = toFlagId(ref);
     if (id === undefined) {
-      throw invalid(`Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: '${String(ref)}'`);
+      throw catalogueError('HR_FLAG_DEPENDENCY_NOT_AN_ID', { reference: String(ref) });
     }
-    if (id === flag.id) throw invalid(`Feature flag '${flag.key}' cannot depend on itself`);
+    if (id === flag.id) throw catalogueError('HR_FLAG_DEPENDS_ON_ITSELF', { key: flag.key });
     const target = projectFlags.get(id);
-    if (!target || target.deleted) throw invalid(`Flag dependency references non-existent flag with ID ${id}`);
-    if (!target.active) {
-      throw invalid(
-        `Cannot create dependency on disabled flag '${target.key}' (ID: ${id}). Flag dependencies must reference active flags only.`,
-      );
-    }
+    if (!target || target.deleted) throw catalogueError('HR_FLAG_DEPENDENCY_NOT_FOUND', { id });
+    if (!target.active) throw catalogueError('HR_FLAG_DEPENDENCY_DISABLED', { key: target.key, id });
   }
   if (flag.id !== undefined) {
     const cycle = findCycle(flag.id, dependencyIds(flag.filters), projectFlags);
     if (cycle) {
       const names = cycle.map((id) => (id === flag.id ? flag.key : (projectFlags.get(id)?.key ?? String(id))));
-      throw invalid(`Circular dependency detected: ${names.join(' → ')}`);
+      throw catalogueError('HR_FLAG_DEPENDENCY_CYCLE', { path: names.join(' → ') });
     }
   }
 }
@@ -108,8 +104,4 @@ function toFlagId(ref: unknown): number | undefined {
   if (typeof ref === 'number' && Number.isSafeInteger(ref) && ref > 0) return ref;
   if (typeof ref === 'string' && /^\d{1,15}$/.test(ref)) return Number(ref);
   return undefined;
-}
-
-function invalid(detail: string): HedgerowError {
-  return new HedgerowError('HR_VALIDATION', detail, 'filters');
 }

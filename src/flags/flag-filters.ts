@@ -18,7 +18,7 @@
  * and the UI sends percentages from 0 to 100 only.
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, type FixedCode, HedgerowError } from '../errors.js';
 import { checkCohortReference, type CohortLookup } from './cohort-checks.js';
 import type { FlagFilters } from './feature-flag.js';
 import { parseFlagDateValue } from './flag-date-value.js';
@@ -34,20 +34,6 @@ export interface FilterValidationContext {
   now: Date;
 }
 
-const FILTER_ERRORS = {
-  noGroups: 'Feature flags must have at least one condition set (group).',
-  personOnly: 'Filters are not valid (can only use person and cohort properties)',
-  groupOnly: 'Filters are not valid (can only use group properties)',
-  flagOperator: "Flag properties must use the 'flag_evaluates_to' operator",
-  badVariants: 'Invalid variant definitions: variants must be a list of objects.',
-  variantSum: 'Invalid variant definitions: Variant rollout percentages must sum to 100.',
-  variantOverride: 'Filters are not valid (variant override does not exist)',
-  payloadsNotDict: 'Payloads must be passed as a dictionary',
-  payloadNotJson: 'Payload value is not valid JSON',
-  payloadKeysMultivariate: 'Payload keys must match a variant key for multivariate flags',
-  payloadKeysBoolean: "Payload keys must be 'true' for boolean flags",
-} as const;
-
 /** The operators a flag's property may use: what the engine evaluates, and its own cohort and flag ones. */
 const FLAG_OPERATORS: ReadonlySet<string> = new Set([...PROPERTY_OPERATORS, 'in', 'not_in', 'flag_evaluates_to']);
 /** Operators PostHog knows (its `PropertyOperator`) that flags do not evaluate: "unsupported", not "invalid". */
@@ -62,8 +48,8 @@ const DATE_OPERATORS = new Set(['is_date_before', 'is_date_after']);
 
 type Obj = Record<string, unknown>;
 
-function invalid(detail: string): never {
-  throw new HedgerowError('HR_VALIDATION', detail, 'filters');
+function invalid(code: FixedCode): never {
+  throw new HedgerowError(code);
 }
 
 /** A property's `type`; none means an event property. */
@@ -77,7 +63,7 @@ function groupIndex(v: unknown): unknown {
 }
 
 /** The conditions and, per condition, its property objects; malformed entries fail `typeError`. */
-function conditionsOf(groups: unknown[], typeError: string): { condition: Obj; properties: Obj[] }[] {
+function conditionsOf(groups: unknown[], typeError: FixedCode): { condition: Obj; properties: Obj[] }[] {
   return groups.map((condition) => {
     if (!isPlainObject(condition)) invalid(typeError);
     const raw = condition.properties === undefined ? [] : condition.properties;
@@ -90,11 +76,17 @@ function conditionsOf(groups: unknown[], typeError: string): { condition: Obj; p
 function variantsOf(filters: Obj): Obj[] {
   const mv = filters.multivariate;
   if (mv === undefined || mv === null) return [];
-  if (!isPlainObject(mv)) invalid(FILTER_ERRORS.badVariants);
+  if (!isPlainObject(mv)) invalid('HR_FLAG_VARIANTS_INVALID');
   if (mv.variants === undefined) return [];
-  if (!Array.isArray(mv.variants) || !mv.variants.every(isPlainObject)) invalid(FILTER_ERRORS.badVariants);
+  if (!Array.isArray(mv.variants) || !mv.variants.every(isPlainObject)) invalid('HR_FLAG_VARIANTS_INVALID');
   return mv.variants;
 }
+
+/** The refusals of a rollout percentage: a condition's, a variant's. */
+const ROLLOUT_ERRORS = {
+  condition: { notANumber: 'HR_CONDITION_ROLLOUT_NOT_A_NUMBER', outOfRange: 'HR_CONDITION_ROLLOUT_OUT_OF_RANGE' },
+  variant: { notANumber: 'HR_VARIANT_ROLLOUT_NOT_A_NUMBER', outOfRange: 'HR_VARIANT_ROLLOUT_OUT_OF_RANGE' },
+} as const;
 
 /**
  * A rollout percentage, absent, null or a number from 0 to 100 (PostHog's
@@ -102,10 +94,10 @@ function variantsOf(filters: Obj): Obj[] {
  * number). PostHog now also refuses a variant without one; here it still counts as 0, as the
  * variant sum below and every PostHog version before read it.
  */
-function checkRolloutPercentage(value: unknown, path: string): void {
+function checkRolloutPercentage(value: unknown, of: keyof typeof ROLLOUT_ERRORS, index: number): void {
   if (value === undefined || value === null) return;
-  if (typeof value !== 'number') invalid(`${path} must be a number or null, got ${pythonTypeName(value)}`);
-  if (value < 0 || value > 100) invalid(`${path} must be between 0 and 100, got ${pythonNumber(value)}`);
+  if (typeof value !== 'number') throw catalogueError(ROLLOUT_ERRORS[of].notANumber, { index, type: pythonTypeName(value) });
+  if (value < 0 || value > 100) throw catalogueError(ROLLOUT_ERRORS[of].outOfRange, { index, value: pythonNumber(value) });
 }
 
 /** The operator of a property: a known one (aliases replaced in `p`), and `in`/`not_in` on cohorts only. */
@@ -115,34 +107,29 @@ function checkOperator(p: Obj): void {
   if (typeof given === 'string' && Object.hasOwn(OPERATOR_ALIASES, given)) p.operator = OPERATOR_ALIASES[given];
   const operator = p.operator;
   if (typeof operator !== 'string' || !(FLAG_OPERATORS.has(operator) || UNSUPPORTED_OPERATORS.has(operator))) {
-    throw new HedgerowError('HR_INVALID_OPERATOR', `Invalid operator: ${pythonStr(operator)}`);
+    throw catalogueError('HR_INVALID_OPERATOR', { operator: pythonStr(operator) });
   }
   if (UNSUPPORTED_OPERATORS.has(operator)) {
-    throw new HedgerowError('HR_UNSUPPORTED_OPERATOR', `Unsupported operator for feature flags: ${operator}`);
+    throw catalogueError('HR_UNSUPPORTED_OPERATOR', { operator });
   }
   if (COHORT_OPERATORS.has(operator) && p.type !== 'cohort') {
-    throw new HedgerowError(
-      'HR_INVALID_OPERATOR',
-      `The '${operator}' operator is only valid for cohort properties, not '${pythonStr(propertyType(p))}' properties.`,
-    );
+    throw catalogueError('HR_COHORT_ONLY_OPERATOR', { operator, type: pythonStr(propertyType(p)) });
   }
 }
 
 function checkProperty(p: Obj, ctx: FilterValidationContext): void {
   if (Array.isArray(p.value) && p.value.length > ctx.maxPropertyValues) {
-    invalid(
-      `Property group expressions of type ${pythonStr(p.key)} cannot contain more than ${ctx.maxPropertyValues} values.`,
-    );
+    throw catalogueError('HR_PROPERTY_TOO_MANY_VALUES', { key: pythonStr(p.key), max_values: ctx.maxPropertyValues });
   }
   checkOperator(p);
   if (p.type === 'cohort') checkCohortReference(p.value, ctx.cohort);
   const operator = p.operator;
   if (typeof operator !== 'string') return;
   if (DATE_OPERATORS.has(operator) && parseFlagDateValue(p.value, ctx.now) === undefined) {
-    throw new HedgerowError('HR_INVALID_DATE', `Invalid date value: ${pythonStr(p.value)}`);
+    throw catalogueError('HR_INVALID_DATE', { value: pythonStr(p.value) });
   }
   if (STRING_OPERATORS.has(operator) && typeof p.value !== 'string') {
-    throw new HedgerowError('HR_INVALID_OPERATOR_VALUE', `Invalid value for operator ${operator}: ${pythonStr(p.value)}`);
+    throw catalogueError('HR_INVALID_OPERATOR_VALUE', { operator, value: pythonStr(p.value) });
   }
 }
 
@@ -161,23 +148,23 @@ function variantRolloutSum(variants: Obj[]): number {
 function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
   if (!('payloads' in filters)) return undefined;
   const payloads = filters.payloads;
-  if (!isPlainObject(payloads)) invalid(FILTER_ERRORS.payloadsNotDict);
+  if (!isPlainObject(payloads)) invalid('HR_FLAG_PAYLOADS_NOT_A_DICT');
   const out: Obj = {};
   for (const [key, value] of Object.entries(payloads)) {
     if (typeof value === 'string') {
       try {
         JSON.parse(value);
       } catch {
-        invalid(FILTER_ERRORS.payloadNotJson);
+        invalid('HR_FLAG_PAYLOAD_NOT_JSON');
       }
     }
     out[key] = isPlainObject(value) ? pythonJsonDumps(value) : value;
   }
   const keys = Object.keys(payloads);
   if (pythonTruthy(filters.multivariate)) {
-    if (!keys.every((k) => variantKeys.includes(k))) invalid(FILTER_ERRORS.payloadKeysMultivariate);
+    if (!keys.every((k) => variantKeys.includes(k))) invalid('HR_FLAG_PAYLOAD_KEYS_MULTIVARIATE');
   } else if (keys.length > 1 || keys.some((k) => k !== 'true')) {
-    invalid(FILTER_ERRORS.payloadKeysBoolean);
+    invalid('HR_FLAG_PAYLOAD_KEYS_BOOLEAN');
   }
   return out;
 }
@@ -185,34 +172,34 @@ function checkPayloads(filters: Obj, variantKeys: unknown[]): Obj | undefined {
 export function validateFlagFilters(sent: Readonly<Obj>, ctx: FilterValidationContext): FlagFilters | undefined {
   if (!('groups' in sent)) {
     if (ctx.mode === 'patch') return undefined;
-    invalid(FILTER_ERRORS.noGroups);
+    invalid('HR_FLAG_NO_GROUPS');
   }
   // Checked and stored as one copy: an aliased operator is stored as its equivalent.
   const filters = structuredClone(sent) as Obj;
   const groups = filters.groups;
-  if (!Array.isArray(groups) || (ctx.mode === 'create' && groups.length === 0)) invalid(FILTER_ERRORS.noGroups);
+  if (!Array.isArray(groups) || (ctx.mode === 'create' && groups.length === 0)) invalid('HR_FLAG_NO_GROUPS');
 
   const aggregation = filters.aggregation_group_type_index ?? null;
-  const typeError = aggregation === null ? FILTER_ERRORS.personOnly : FILTER_ERRORS.groupOnly;
+  const typeError = aggregation === null ? 'HR_FLAG_PERSON_PROPERTIES_ONLY' : 'HR_FLAG_GROUP_PROPERTIES_ONLY';
   const conditions = conditionsOf(groups, typeError);
-  conditions.forEach((c, i) => checkRolloutPercentage(c.condition.rollout_percentage, `groups[${i}].rollout_percentage`));
+  conditions.forEach((c, i) => checkRolloutPercentage(c.condition.rollout_percentage, 'condition', i));
   const variants = variantsOf(filters);
-  variants.forEach((v, i) => checkRolloutPercentage(v.rollout_percentage, `multivariate.variants[${i}].rollout_percentage`));
+  variants.forEach((v, i) => checkRolloutPercentage(v.rollout_percentage, 'variant', i));
 
   const all = conditions.flatMap((c) => c.properties);
   if (aggregation === null) {
     if (!all.every((p) => ['person', 'cohort', 'flag'].includes(propertyType(p) as string))) invalid(typeError);
-    if (!all.every((p) => p.type !== 'flag' || p.operator === 'flag_evaluates_to')) invalid(FILTER_ERRORS.flagOperator);
+    if (!all.every((p) => p.type !== 'flag' || p.operator === 'flag_evaluates_to')) invalid('HR_FLAG_PROPERTY_OPERATOR');
   } else if (!all.every((p) => p.type === 'group' && groupIndex(p.group_type_index) === groupIndex(aggregation))) {
     invalid(typeError);
   }
 
   const variantKeys = variants.map((v) => v.key);
   for (const { condition, properties } of conditions) {
-    if (pythonTruthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid(FILTER_ERRORS.variantOverride);
+    if (pythonTruthy(condition.variant) && !variantKeys.includes(condition.variant)) invalid('HR_FLAG_VARIANT_OVERRIDE');
     for (const p of properties) checkProperty(p, ctx);
   }
-  if (variants.length > 0 && variantRolloutSum(variants) !== 100) invalid(FILTER_ERRORS.variantSum);
+  if (variants.length > 0 && variantRolloutSum(variants) !== 100) invalid('HR_FLAG_VARIANT_SUM');
 
   const payloads = checkPayloads(filters, variantKeys);
   if (payloads !== undefined) filters.payloads = payloads;

@@ -6,7 +6,7 @@
  * null). Unknown and read-only body fields (`id`, `created_by`, `is_simple_flag`, …) are ignored.
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { CohortInfo } from './cohort-checks.js';
 import { FLAG_KEY_FORMAT, FLAG_KEY_MAX_LENGTH } from './flag-key.js';
 import {
@@ -45,7 +45,6 @@ export interface FlagValidationContext {
 }
 
 const CREATION_CONTEXTS = ['feature_flags', 'experiments', 'surveys', 'early_access_features', 'web_experiments'];
-const DRY_RUN_FAILED = "Can't evaluate flag - please check release conditions";
 
 type FieldRule = (value: unknown, out: FlagWrite, ctx: FlagValidationContext) => void;
 
@@ -136,11 +135,7 @@ function checkEvaluationTags(out: FlagWrite, ctx: FlagValidationContext): void {
   const tags = new Set(out.tags ?? ctx.current?.tags ?? []);
   const invalid = out.evaluation_tags.filter((t) => !tags.has(t)).sort();
   if (invalid.length > 0) {
-    throw new HedgerowError(
-      'HR_VALIDATION',
-      `Evaluation tags must be a subset of tags. Invalid evaluation tags: ${invalid.join(', ')}`,
-      null,
-    );
+    throw catalogueError('HR_EVALUATION_TAGS_NOT_IN_TAGS', { tags: invalid.join(', ') });
   }
 }
 
@@ -148,7 +143,7 @@ function checkEvaluationTags(out: FlagWrite, ctx: FlagValidationContext): void {
 function dryRun(out: FlagWrite): void {
   if (out.filters === undefined) return;
   for (const pattern of regexPatterns(out.filters)) {
-    if (compileFlagRegex(pattern) === undefined) throw new HedgerowError('HR_VALIDATION', DRY_RUN_FAILED, null);
+    if (compileFlagRegex(pattern) === undefined) throw new HedgerowError('HR_FLAG_DRY_RUN_FAILED');
   }
 }
 

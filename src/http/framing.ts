@@ -4,15 +4,15 @@
  * since what follows on it can no longer be told apart from the body.
  */
 
-import { HedgerowError, type FixedCode } from '../errors.js';
+import { catalogueError, HedgerowError, type FixedCode } from '../errors.js';
 import { HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { parseContentLength } from './backend-common.js';
 import { errorResponse } from './respond.js';
 import type { HttpResponse } from './types.js';
 
-/** The answer for a framing fault (`detail` replaces the catalogue's message). */
-export function framingAnswer(code: FixedCode, detail?: string): HttpResponse {
-  return errorResponse(new HedgerowError(code, detail));
+/** The answer for a framing fault: a fixed catalogue code, or a filled-in template. */
+export function framingAnswer(fault: FixedCode | HedgerowError): HttpResponse {
+  return errorResponse(typeof fault === 'string' ? new HedgerowError(fault) : fault);
 }
 
 /**
@@ -27,13 +27,13 @@ export function framingAnswer(code: FixedCode, detail?: string): HttpResponse {
  */
 export function framingFault(contentLength: string, transferEncoding: string): HttpResponse | undefined {
   if (transferEncoding !== '' && transferEncoding.trim().toLowerCase() !== 'chunked') {
-    return framingAnswer('HR_TRANSFER_ENCODING_UNSUPPORTED', `Transfer-Encoding "${printable(transferEncoding)}" is not supported: send chunked or a Content-Length`);
+    return framingAnswer(catalogueError('HR_TRANSFER_ENCODING_NOT_CHUNKED', { value: printable(transferEncoding) }));
   }
   if (contentLength !== '' && parseContentLength(contentLength) === undefined) {
     const lengths = contentLength.split(',').map((v) => v.trim());
     return lengths.length > 1 && lengths.every((v) => /^\d+$/.test(v))
-      ? framingAnswer('HR_CONFLICTING_CONTENT_LENGTH', `conflicting Content-Length headers (${printable(contentLength)}): the body length is ambiguous`)
-      : framingAnswer('HR_MALFORMED_REQUEST', `malformed Content-Length: ${printable(contentLength)}`);
+      ? framingAnswer(catalogueError('HR_CONFLICTING_CONTENT_LENGTH', { values: printable(contentLength) }))
+      : framingAnswer(catalogueError('HR_MALFORMED_CONTENT_LENGTH', { value: printable(contentLength) }));
   }
   return undefined;
 }
@@ -46,9 +46,8 @@ function printable(value: string): string {
 /** The 408 for a request whose body stalled for `idleMs`, or took longer in all than the fixed limit. */
 export function requestTimeout(reason: 'idle' | 'total', idleMs: number): HttpResponse {
   return framingAnswer(
-    'HR_REQUEST_TIMEOUT',
     reason === 'idle'
-      ? `the request body stalled: no bytes arrived for ${idleMs} ms`
-      : `the request body took longer than ${HTTP_REQUEST_TIMEOUT_MS / 1000} s`,
+      ? catalogueError('HR_REQUEST_BODY_IDLE', { idle_ms: idleMs })
+      : catalogueError('HR_REQUEST_BODY_TIMEOUT', { seconds: HTTP_REQUEST_TIMEOUT_MS / 1000 }),
   );
 }

@@ -37,7 +37,7 @@ interface Upload extends WatchedBody {
 }
 
 const VERSION_UNSUPPORTED = framingAnswer('HR_HTTP_VERSION_UNSUPPORTED');
-const MISSING_HOST = framingAnswer('HR_MALFORMED_REQUEST', 'an HTTP/1.1 request must have a Host header');
+const MISSING_HOST = framingAnswer('HR_HOST_MISSING');
 
 export function createNodeBackend(opts: BackendOptions): HttpBackend {
   const inFlight = new InFlight();

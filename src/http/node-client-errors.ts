@@ -5,6 +5,7 @@
  */
 
 import type { Duplex } from 'node:stream';
+import { catalogueError } from '../errors.js';
 import { prepare } from './backend-common.js';
 import { framingAnswer } from './framing.js';
 import type { HttpResponse } from './types.js';
@@ -23,26 +24,26 @@ export function clientErrorAnswer(err: ClientError): HttpResponse | undefined {
     case 'EPIPE':
       return undefined;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return framingAnswer('HR_REQUEST_TIMEOUT', 'the request head did not arrive in time');
+      return framingAnswer('HR_REQUEST_HEAD_TIMEOUT');
     case 'HPE_HEADER_OVERFLOW':
-      return framingAnswer('HR_HEADERS_TOO_LARGE', 'request line and headers over 16 KB');
+      return framingAnswer('HR_HEADERS_TOO_LARGE');
     case 'HPE_INVALID_VERSION':
       // The same code for a version llhttp does not know and for a request line not ended by CRLF.
       return /invalid http version/i.test(reason)
         ? framingAnswer('HR_HTTP_VERSION_UNSUPPORTED')
-        : framingAnswer('HR_MALFORMED_REQUEST', `malformed HTTP request: ${reason}`);
+        : framingAnswer(catalogueError('HR_MALFORMED_REQUEST', { reason }));
     case 'HPE_PAUSED_H2_UPGRADE': // the HTTP/2 connection preface
       return framingAnswer('HR_HTTP_VERSION_UNSUPPORTED');
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return framingAnswer('HR_CONFLICTING_CONTENT_LENGTH', 'more than one Content-Length header: the body length is ambiguous');
+      return framingAnswer('HR_REPEATED_CONTENT_LENGTH');
     case 'HPE_INVALID_TRANSFER_ENCODING':
       // llhttp gives this code both to a coding other than chunked and to Transfer-Encoding with
       // Content-Length; only its reason tells them apart.
       return /content-length/i.test(reason)
-        ? framingAnswer('HR_MALFORMED_REQUEST', 'Content-Length and Transfer-Encoding together: the body length is ambiguous')
+        ? framingAnswer('HR_CONTENT_LENGTH_WITH_TRANSFER_ENCODING')
         : framingAnswer('HR_TRANSFER_ENCODING_UNSUPPORTED');
     default:
-      return framingAnswer('HR_MALFORMED_REQUEST', `malformed HTTP request: ${reason}`);
+      return framingAnswer(catalogueError('HR_MALFORMED_REQUEST', { reason }));
   }
 }
 

@@ -31,9 +31,9 @@ export interface ParsedCapture {
 }
 
 /**
- * Decode + parse + token extraction. Throws `HR_EMPTY_PAYLOAD`, `HR_DECODE_FAILED`,
- * `HR_DECOMPRESSED_TOO_LARGE`, `HR_PARSE_FAILED`, `HR_EMPTY_BATCH`, `HR_INVALID_EVENT`,
- * `HR_NO_EVENT_NAME_ATTR` or `HR_INCONSISTENT_API_KEYS`.
+ * Decode + parse + token extraction. Throws the catalogue's request decoding errors (a 400
+ * `invalid_payload`: empty, undecodable, not JSON, not events; a 413 past the decompressed
+ * budget) or `HR_INCONSISTENT_API_KEYS`.
  */
 export function prepareCapture(req: CaptureRequest, maxDecompressedBytes: number): ParsedCapture {
   const query = parseCaptureQuery(req.query);
@@ -52,8 +52,9 @@ export function prepareCapture(req: CaptureRequest, maxDecompressedBytes: number
 }
 
 /**
- * Builds the StoredEvents once the caller resolved the project. Throws `HR_INVALID_EVENT` or
- * `HR_INVALID_UUID`; events without a name or distinct_id are counted in `dropped`.
+ * Builds the StoredEvents once the caller resolved the project. Throws a 400 `invalid_payload`
+ * (an event the schema refuses, nested too deep, or with an invalid `uuid`); events without a
+ * name or distinct_id are counted in `dropped`.
  */
 export function normalizeCapture(prepared: ParsedCapture, projectId: number, now: Date): NormalizeResult {
   return normalizeEvents(prepared.body, {

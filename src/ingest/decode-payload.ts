@@ -16,9 +16,9 @@ export interface DecodedPayload {
 }
 
 /**
- * Returns the payload text, or throws a `HedgerowError`: `HR_EMPTY_PAYLOAD`,
- * `HR_DECODE_FAILED` (400) or `HR_DECOMPRESSED_TOO_LARGE` (413). Pass `query` when the caller
- * already parsed `req.query`.
+ * Returns the payload text, or throws a `HedgerowError`: `HR_EMPTY_PAYLOAD` or an undecodable
+ * payload (400, `isUndecodable`), or one over the decoded-size budget (413,
+ * `isOverDecodedLimit`). Pass `query` when the caller already parsed `req.query`.
  */
 export function decodePayload(
   req: CaptureRequest,

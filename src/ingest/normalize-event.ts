@@ -5,7 +5,7 @@
  * parsed events (their `properties` objects are reused and modified in place).
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import { MAX_EVENT_NAME_CHARS, MAX_JSON_DEPTH } from '../limits.js';
 import { exceedsMaxDepth } from '../util/json-depth.js';
 import { extractDistinctId } from './distinct-id.js';
@@ -19,7 +19,8 @@ import { isPlainObject } from '../util/plain-object.js';
 
 interface SchemaError {
   instancePath: string;
-  message?: string;
+  /** Always set: the validators are generated with Ajv's default `messages: true`. */
+  message: string;
 }
 interface CompiledValidator {
   (data: unknown): boolean;
@@ -84,8 +85,8 @@ function mergePersonProps(props: Record<string, unknown>, key: string, top: unkn
 function schemaError(index: number): HedgerowError {
   const err = validateRawEvent.errors?.[0];
   if (err?.instancePath === '/uuid') return new HedgerowError('HR_INVALID_UUID');
-  const where = err === undefined ? '' : ` ${err.instancePath.slice(1)} ${err.message ?? 'is invalid'}`;
-  return new HedgerowError('HR_INVALID_EVENT', `Invalid payload: event ${index}${where}`);
+  if (err === undefined) return catalogueError('HR_INVALID_EVENT', { index });
+  return catalogueError('HR_EVENT_FIELD_INVALID', { index, field: err.instancePath.slice(1), problem: err.message });
 }
 
 export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): NormalizeResult {
@@ -100,7 +101,7 @@ export function normalizeEvents(parsed: ParsedBody, ctx: NormalizeContext): Norm
   for (let i = 0; i < parsed.events.length; i++) {
     const raw = parsed.events[i] as RawEvent;
     if (exceedsMaxDepth(raw, 1)) {
-      throw new HedgerowError('HR_INVALID_EVENT', `Invalid payload: event ${i} nests deeper than ${MAX_JSON_DEPTH} levels`);
+      throw catalogueError('HR_EVENT_TOO_DEEP', { index: i, max_depth: MAX_JSON_DEPTH });
     }
     if (!validateRawEvent(raw)) throw schemaError(i);
     const uuid = eventUuid(raw.uuid);

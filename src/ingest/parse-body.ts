@@ -4,7 +4,8 @@
  * takes the decoded text, returns the raw event objects and the batch-level fields.
  */
 
-import { HedgerowError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
+import { isPlainObject } from '../util/plain-object.js';
 import { parseProjectIdHint } from './project-id-hint.js';
 
 /** An event object as the client sent it (shape checked later, in normalize-event). */
@@ -31,22 +32,18 @@ const PERFORMANCE_EVENT = '$performance_event';
 const IDENTIFY_EVENT = '$identify';
 const MAX_PARSE_DETAIL_CHARS = 120;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function parseJson(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    const reason = err instanceof Error ? err.message.slice(0, MAX_PARSE_DETAIL_CHARS) : 'invalid JSON';
-    throw new HedgerowError('HR_PARSE_FAILED', `failed to parse request: ${reason}`);
+    // JSON.parse throws SyntaxErrors only.
+    throw catalogueError('HR_PARSE_FAILED', { reason: (err as SyntaxError).message.slice(0, MAX_PARSE_DETAIL_CHARS) });
   }
   // Only an escape can make one (invalid UTF-8 bytes were refused when decoding): `indexOf` finds
   // none in a typical 50 KB batch in under a microsecond, where the pattern would take ~18.
   if (text.indexOf('\\u') !== -1 && SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(value)) {
-    throw new HedgerowError('HR_PARSE_FAILED', 'failed to parse request: lone surrogate in a \\u escape');
+    throw new HedgerowError('HR_PARSE_LONE_SURROGATE');
   }
   return value;
 }
@@ -83,17 +80,15 @@ function holdsLoneSurrogate(value: unknown): boolean {
 function checkEvents(items: unknown[]): RawEvent[] {
   if (items.length === 0) throw new HedgerowError('HR_EMPTY_BATCH');
   for (let i = 0; i < items.length; i++) {
-    if (!isObject(items[i])) {
-      throw new HedgerowError('HR_INVALID_EVENT', 'Invalid payload: some events are null or not objects');
-    }
+    if (!isPlainObject(items[i])) throw new HedgerowError('HR_EVENTS_NOT_OBJECTS');
   }
   return items as RawEvent[];
 }
 
-/** `null`, `true`, `false`, `a number`, `a string`: what a JSON text that is not an object or array holds. */
-function describeScalar(value: unknown): string {
-  if (value === null || typeof value === 'boolean') return String(value);
-  return typeof value === 'number' ? 'a number' : 'a string';
+/** The refusal of a JSON text that is not an object or an array: `null`, `true`, `false`, a number or a string. */
+function scalarPayloadError(value: unknown): HedgerowError {
+  if (value === null || typeof value === 'boolean') return catalogueError('HR_PAYLOAD_IS_LITERAL', { literal: String(value) });
+  return new HedgerowError(typeof value === 'number' ? 'HR_PAYLOAD_IS_NUMBER' : 'HR_PAYLOAD_IS_STRING');
 }
 
 function stringOrUndefined(value: unknown): string | undefined {
@@ -116,7 +111,7 @@ export function parseCaptureBody(text: string, path: string): ParsedBody {
 
   if (Array.isArray(root)) {
     events = checkEvents(root);
-  } else if (isObject(root)) {
+  } else if (isPlainObject(root)) {
     projectIdHint = parseProjectIdHint(root.project_id);
     if (Array.isArray(root.batch)) {
       events = checkEvents(root.batch);
@@ -132,10 +127,7 @@ export function parseCaptureBody(text: string, path: string): ParsedBody {
       throw new HedgerowError('HR_NO_EVENT_NAME_ATTR');
     }
   } else {
-    throw new HedgerowError(
-      'HR_PARSE_FAILED',
-      `failed to parse request: the payload is ${describeScalar(root)}, not an event, a list of events or a batch`,
-    );
+    throw scalarPayloadError(root);
   }
 
   if (projectIdHint === undefined) projectIdHint = parseProjectIdHint((events[0] as RawEvent).project_id);

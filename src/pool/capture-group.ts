@@ -5,7 +5,7 @@
  * most requests, and on the main thread for small plain ones (see ingest-pool.ts). Reads the
  * auth records; writes nothing.
  */
-import { HedgerowError, isHedgerowError, serializeError } from '../errors.js';
+import { catalogueError, type HedgerowError, isHedgerowError, serializeError } from '../errors.js';
 import { resolveCaptureProject } from '../auth/resolve-capture-project.js';
 import { normalizeCapture, prepareCapture } from '../ingest/capture-pipeline.js';
 import type { CaptureRequest, StoredEvent } from '../ingest/types.js';
@@ -64,8 +64,8 @@ function encodeAccepted(
     for (let i = 0; i < a.events.length; i++) {
       const size = encodedEventSize(a.events[i]!);
       if (size <= MAX_EVENT_BYTES) continue;
-      const detail = `maximum event size exceeded: event ${i} is ${size} bytes encoded, the limit is ${MAX_EVENT_BYTES}`;
-      outcomes[a.index] = { ok: false, error: serializeError(new HedgerowError('HR_EVENT_TOO_LARGE', detail)) };
+      const error = catalogueError('HR_EVENT_TOO_LARGE', { index: i, size, max_bytes: MAX_EVENT_BYTES });
+      outcomes[a.index] = { ok: false, error: serializeError(error) };
       return false;
     }
     return true;
@@ -95,5 +95,5 @@ function prepareOne(
 function asCatalogued(err: unknown): HedgerowError {
   if (isHedgerowError(err)) return err;
   // Anything else is a bug: answer 500 (SDKs retry it) and let the main thread log what broke.
-  return new HedgerowError('HR_INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+  return catalogueError('HR_INTERNAL_ERROR', { reason: err instanceof Error ? err.message : String(err) });
 }

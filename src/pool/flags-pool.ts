@@ -7,7 +7,7 @@
  * resolves as a timeout, which the route answers without flags rather than keep the client
  * waiting. Both carry `errorsWhileComputingFlags`.
  */
-import { HedgerowError, serializeError } from '../errors.js';
+import { catalogueError, serializeError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
 import type { FlagsTaskResult } from './tasks.js';
 import type { WorkerPool } from './worker-pool.js';
@@ -74,7 +74,7 @@ export class FlagsPool {
       },
       (err: unknown) => {
         this.release();
-        const e = new HedgerowError('HR_INTERNAL', `worker failed: ${(err as Error)?.message ?? String(err)}`);
+        const e = catalogueError('HR_FLAGS_WORKER_FAILED', { reason: (err as Error)?.message ?? String(err) });
         for (const p of group) p.resolve({ ok: false, error: serializeError(e) });
       },
     );

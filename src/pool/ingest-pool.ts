@@ -13,7 +13,7 @@
  * `resume()` starts what waited. The small requests handled on the main thread are never held:
  * one thread of them cannot outrun the processor.
  */
-import { HedgerowError, isHedgerowError, type FixedCode } from '../errors.js';
+import { catalogueError, type FixedCode, HedgerowError, isHedgerowError } from '../errors.js';
 import { looksLikeForm } from '../wire/extract-payload.js';
 import type { CaptureRequest } from '../ingest/types.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -162,7 +162,7 @@ export class IngestPool {
         );
       } catch (err) {
         // A bug must not take the process down from a timer callback: answer 503 (SDKs retry).
-        const failure = storeFailed(`capture failed: ${(err as Error)?.message ?? String(err)}`);
+        const failure = outcomeOf(catalogueError('HR_CAPTURE_GROUP_FAILED', { reason: thrownText(err) }));
         for (const p of group) p.resolve(failure);
         continue;
       }
@@ -216,7 +216,7 @@ export class IngestPool {
         },
         (err: unknown) => {
           this.release();
-          const error = storeFailed(`worker failed: ${(err as Error)?.message ?? String(err)}`);
+          const error = outcomeOf(catalogueError('HR_CAPTURE_WORKER_FAILED', { reason: thrownText(err) }));
           for (const p of group) p.resolve(error);
         },
       );
@@ -235,7 +235,7 @@ export class IngestPool {
    */
   private settleSafely(group: Pending[], r: CaptureTaskResult): void {
     this.settle(group, r).catch((err: unknown) => {
-      const failure = failed('HR_INTERNAL', `Internal error: capture failed: ${(err as Error)?.message ?? String(err)}`);
+      const failure = outcomeOf(catalogueError('HR_CAPTURE_SETTLE_FAILED', { reason: thrownText(err) }));
       for (const p of group) p.resolve(failure);
     });
   }
@@ -247,7 +247,7 @@ export class IngestPool {
       try {
         await this.opts.commit(r.block);
       } catch (err) {
-        failure = isHedgerowError(err) ? outcomeOf(err) : storeFailed(`Unable to store event: ${(err as Error)?.message ?? String(err)}`);
+        failure = outcomeOf(isHedgerowError(err) ? err : catalogueError('HR_STORE_FAILED', { reason: thrownText(err) }));
       }
       r.stats.commitSeconds = (performance.now() - started) / 1000;
     }
@@ -260,12 +260,13 @@ export class IngestPool {
   }
 }
 
-function storeFailed(detail: string): CaptureOutcome {
-  return failed('HR_STORE_FAILED', detail);
+/** What was thrown, in words: its message, or itself as a string. */
+function thrownText(err: unknown): string {
+  return (err as Error)?.message ?? String(err);
 }
 
-function failed(code: FixedCode, detail?: string): CaptureOutcome {
-  return outcomeOf(new HedgerowError(code, detail));
+function failed(code: FixedCode): CaptureOutcome {
+  return outcomeOf(new HedgerowError(code));
 }
 
 function outcomeOf(e: HedgerowError): CaptureOutcome {

@@ -4,7 +4,7 @@
  * (store-errors.ts): those are the store refusing writes, which capture answers 503 for, not a
  * reason to exit.
  */
-import { HedgerowError } from '../errors.js';
+import { catalogueError, type HedgerowError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { StoreDatabases } from './open-store.js';
@@ -51,5 +51,5 @@ export function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Log
 }
 
 export function storeUnavailableError(reason: string): HedgerowError {
-  return new HedgerowError('HR_STORE_UNAVAILABLE', `Hedgerow cannot write to its store right now (${reason}); retry shortly.`);
+  return catalogueError('HR_STORE_UNAVAILABLE', { reason });
 }

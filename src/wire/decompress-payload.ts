@@ -6,7 +6,7 @@
 
 import { constants as bufferConstants } from 'node:buffer';
 import { gunzipSync } from 'node:zlib';
-import { HedgerowError, isHedgerowError } from '../errors.js';
+import { catalogueError, type ErrorCode, HedgerowError, isHedgerowError } from '../errors.js';
 import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../limits.js';
 import { asBuffer, decodeBase64Strict, decodeBase64StrictBytes, looksLikeBase64 } from './base64.js';
 import type { ExtractedPayload } from './extract-payload.js';
@@ -14,6 +14,33 @@ import { gzipOutputLength, INVALID_GZIP, OVER_LIMIT } from './gzip-output-length
 import { lzDecompressFromBase64 } from './lz-string-capped.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The 413s of a payload over its decoded-size budget. */
+const OVER_DECODED_LIMIT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'HR_DECOMPRESSED_TOO_LARGE',
+  'HR_DECOMPRESSED_RATIO',
+  'HR_PAYLOAD_OVER_BUDGET',
+  'HR_LZ64_TOO_LARGE',
+]);
+
+/** The 400s of a payload that does not decode: not gzip, lz64, UTF-8 or UTF-16. */
+const UNDECODABLE: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'HR_GZIP_INVALID',
+  'HR_GZIP_NOT_UTF8',
+  'HR_PAYLOAD_NOT_UTF8',
+  'HR_LZ64_INVALID',
+  'HR_LZ64_NOT_UTF16',
+]);
+
+/** Whether `code` refuses a payload for decoding to more than its budget (413). */
+export function isOverDecodedLimit(code: ErrorCode): boolean {
+  return OVER_DECODED_LIMIT.has(code);
+}
+
+/** Whether `code` refuses a payload that does not decode (400). */
+export function isUndecodable(code: ErrorCode): boolean {
+  return UNDECODABLE.has(code);
+}
 
 /**
  * The most a compressed payload of `compressedBytes` may decode to: the daemon's decompressed
@@ -33,12 +60,13 @@ export function decodeWithinLimit<T>(compressedBytes: number, maxBytes: number, 
   try {
     return decode(limit);
   } catch (err) {
-    if (!isHedgerowError(err) || err.hedgerowCode !== 'HR_DECOMPRESSED_TOO_LARGE') throw err;
-    throw new HedgerowError(
-      'HR_DECOMPRESSED_TOO_LARGE',
-      `decompressed payload exceeds ${limit} bytes: past ${DECODED_FLOOR_BYTES} bytes, a payload may decode to at most ` +
-        `${MAX_DECODED_RATIO} times its compressed size (${compressedBytes} bytes)`,
-    );
+    if (!isHedgerowError(err) || !isOverDecodedLimit(err.hedgerowCode)) throw err;
+    throw catalogueError('HR_DECOMPRESSED_RATIO', {
+      limit,
+      floor: DECODED_FLOOR_BYTES,
+      ratio: MAX_DECODED_RATIO,
+      compressed: compressedBytes,
+    });
   }
 }
 
@@ -61,7 +89,7 @@ const GZIP_MIN_BYTES = 18;
 /**
  * Gunzips with an output cap, never building more than its trailer claims of a body over it. Over
  * the cap -> `HR_DECOMPRESSED_TOO_LARGE` (413); not gzip, truncated or corrupt ->
- * `HR_DECODE_FAILED` (400).
+ * `HR_GZIP_INVALID` (400).
  *
  * When the trailer's ISIZE (what the last member holds, modulo 2^32) claims at most
  * `INFLATE_UNMEASURED_MAX_BYTES` (and the cap), the body is inflated at once into one buffer of
@@ -96,25 +124,25 @@ function inflateUpTo(bytes: Uint8Array, length: number): Buffer | undefined {
 }
 
 function gzipTooLarge(maxBytes: number): HedgerowError {
-  return new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `decompressed payload exceeds ${maxBytes} bytes`);
+  return catalogueError('HR_DECOMPRESSED_TOO_LARGE', { max_bytes: maxBytes });
 }
 
 function invalidGzip(): HedgerowError {
-  return new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid gzip data');
+  return new HedgerowError('HR_GZIP_INVALID');
 }
 
-function decodeUtf8(bytes: Uint8Array, what: string): string {
+/** `bytes` as UTF-8 text, or `invalid` (what they were: gunzipped or as sent). */
+function decodeUtf8(bytes: Uint8Array, invalid: 'HR_GZIP_NOT_UTF8' | 'HR_PAYLOAD_NOT_UTF8'): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new HedgerowError('HR_DECODE_FAILED', `failed to decode request: invalid UTF-8 in ${what}`);
+    throw new HedgerowError(invalid);
   }
 }
 
-function checkSize(bytes: number, maxBytes: number): void {
-  if (bytes > maxBytes) {
-    throw new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', `payload of ${bytes} bytes exceeds ${maxBytes} bytes`);
-  }
+/** Refuses a payload of more than `maxBytes` decoded bytes. */
+export function checkDecodedSize(bytes: number, maxBytes: number): void {
+  if (bytes > maxBytes) throw catalogueError('HR_PAYLOAD_OVER_BUDGET', { bytes, max_bytes: maxBytes });
 }
 
 interface WellFormedString {
@@ -124,13 +152,9 @@ interface WellFormedString {
 function lz64ToText(bytes: Buffer, maxBytes: number): string {
   // Every UTF-16 unit is at least one UTF-8 byte, so a unit cap of maxBytes is never too tight.
   const text = lzDecompressFromBase64(bytes.toString('latin1'), maxBytes);
-  if (text === null || text === '') {
-    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: invalid lz64 data');
-  }
-  if (!(text as unknown as WellFormedString).isWellFormed()) {
-    throw new HedgerowError('HR_DECODE_FAILED', 'failed to decode request: lz64 data is not valid UTF-16');
-  }
-  checkSize(Buffer.byteLength(text, 'utf8'), maxBytes);
+  if (text === null || text === '') throw new HedgerowError('HR_LZ64_INVALID');
+  if (!(text as unknown as WellFormedString).isWellFormed()) throw new HedgerowError('HR_LZ64_NOT_UTF16');
+  checkDecodedSize(Buffer.byteLength(text, 'utf8'), maxBytes);
   return text;
 }
 
@@ -157,12 +181,12 @@ export function decompressPayload(payload: ExtractedPayload, maxBytes: number): 
   let text: string;
   if (hasGzipMagic(bytes)) {
     const gunzipped = decodeWithinLimit(bytes.length, maxBytes, (limit) => gunzipCapped(bytes, limit));
-    text = decodeUtf8(gunzipped, 'gzip data');
+    text = decodeUtf8(gunzipped, 'HR_GZIP_NOT_UTF8');
   } else if (payload.hint === 'lz64') {
     text = decodeWithinLimit(bytes.length, maxBytes, (limit) => lz64ToText(bytes, limit));
   } else {
-    checkSize(bytes.length, maxBytes);
-    text = decodeUtf8(bytes, 'request payload');
+    checkDecodedSize(bytes.length, maxBytes);
+    text = decodeUtf8(bytes, 'HR_PAYLOAD_NOT_UTF8');
   }
 
   if (looksLikeBase64(text, false)) {

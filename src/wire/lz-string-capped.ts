@@ -80,7 +80,7 @@ class BitReader {
 
 /**
  * Returns the decompressed string, `''` when the input ends early, `null` when it is invalid
- * (both mean failure to a caller, as in Django's `decompress`). Throws `HR_DECOMPRESSED_TOO_LARGE`
+ * (both mean failure to a caller, as in Django's `decompress`). Throws `HR_LZ64_TOO_LARGE`
  * when the output would pass `maxUnits` UTF-16 code units, before producing any of it.
  */
 export function lzDecompressFromBase64(input: string, maxUnits: number): string | null {
@@ -232,5 +232,5 @@ function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
 }
 
 function tooLarge(): HedgerowError {
-  return new HedgerowError('HR_DECOMPRESSED_TOO_LARGE', 'lz64 payload exceeds the decompressed size limit');
+  return new HedgerowError('HR_LZ64_TOO_LARGE');
 }

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
+import { type ErrorCode, ERRORS } from '../../src/errors.js';
 import { parseCaptureQuery } from '../../src/ingest/capture-query.js';
 import { decodePayload } from '../../src/ingest/decode-payload.js';
 import {
@@ -8,6 +9,8 @@ import {
   decompressPayload,
   gunzipCapped,
   INFLATE_UNMEASURED_MAX_BYTES,
+  isOverDecodedLimit,
+  isUndecodable,
 } from '../../src/wire/decompress-payload.js';
 import { extractPayloadBytes, isFormContentType, looksLikeForm } from '../../src/wire/extract-payload.js';
 import { DECODED_FLOOR_BYTES, MAX_DECODED_RATIO } from '../../src/limits.js';
@@ -79,19 +82,21 @@ describe('decompression vectors (119-124)', () => {
       const plain = v.input.plain as string;
       const limit = v.input.limit as number;
       let run: () => unknown;
+      let tooLarge: ErrorCode = 'HR_DECOMPRESSED_TOO_LARGE';
       let m: RegExpExecArray | null;
       if ((m = /^(\d+) zero bytes$/.exec(plain))) {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]))), limit);
       } else if ((m = /^(\d+) x 'A' \(lz64\)$/.exec(plain))) {
         const text = LZString.compressToBase64('A'.repeat(Number(m[1])));
         run = () => decompressPayload({ bytes: Buffer.from(text), hint: 'lz64', base64Decoded: false, formToken: undefined }, limit);
+        tooLarge = 'HR_LZ64_TOO_LARGE';
       } else if ((m = /^(\d+) x 'A'$/.exec(plain))) {
         run = () => gunzipCapped(gzipSync(Buffer.alloc(Number(m![1]), 'A')), limit);
       } else {
         run = () => gunzipCapped(Buffer.from(plain), limit);
       }
-      if (v.expected.error === 'EventTooBig') expectHedgerowError(run, 'HR_DECOMPRESSED_TOO_LARGE');
-      else if (v.expected.error === 'RequestDecodingError') expectHedgerowError(run, 'HR_DECODE_FAILED');
+      if (v.expected.error === 'EventTooBig') expectHedgerowError(run, tooLarge);
+      else if (v.expected.error === 'RequestDecodingError') expectHedgerowError(run, 'HR_GZIP_INVALID');
       else expect((run() as Buffer).length).toBe(v.expected.length);
     });
   }
@@ -222,7 +227,7 @@ describe('decodePayload', () => {
 
   it('refuses invalid lz64 data with 400', () => {
     const req = request({ query: 'compression=lz64', body: Buffer.from('!!!!') });
-    expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(req, CAP), 'HR_LZ64_INVALID');
   });
 
   it('a wrong base64 hint falls back to the bytes as sent (capture-rs ignores it, Django tries it)', () => {
@@ -246,18 +251,18 @@ describe('decodePayload', () => {
   it('refuses truncated gzip with 400', () => {
     const gz = gzipSync('{"event":"truncated","properties":{"a":1}}');
     const req = request({ body: gz.subarray(0, gz.length - 6) });
-    expect(expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED').status).toBe(400);
+    expect(expectHedgerowError(() => decodeText(req, CAP), 'HR_GZIP_INVALID').status).toBe(400);
   });
 
   it('refuses corrupt gzip after the magic bytes with 400', () => {
     const req = request({ body: Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]) });
-    expectHedgerowError(() => decodeText(req, CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(req, CAP), 'HR_GZIP_INVALID');
   });
 
   it('refuses invalid UTF-8, plain or gzipped, with 400', () => {
     const bad = Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
-    expectHedgerowError(() => decodeText(request({ body: bad }), CAP), 'HR_DECODE_FAILED');
-    expectHedgerowError(() => decodeText(request({ body: gzipSync(bad) }), CAP), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => decodeText(request({ body: bad }), CAP), 'HR_PAYLOAD_NOT_UTF8');
+    expectHedgerowError(() => decodeText(request({ body: gzipSync(bad) }), CAP), 'HR_GZIP_NOT_UTF8');
   });
 
   it('answers 413 quickly for a gzip bomb (50 MiB of zeros, 1 MiB cap)', () => {
@@ -276,20 +281,20 @@ describe('decodePayload', () => {
     expect(bomb.length).toBeLessThan(2 * 1024);
     const req = request({ query: 'compression=lz64', body: Buffer.from(bomb) });
     const started = performance.now();
-    expectHedgerowError(() => decodeText(req, 4 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => decodeText(req, 4 * 1024), 'HR_LZ64_TOO_LARGE');
     expect(performance.now() - started).toBeLessThan(50);
   });
 
   it('answers 413 for an uncompressed payload over the cap, and accepts one exactly at it', () => {
     const body = Buffer.from(`{"event":"${'x'.repeat(100)}"}`);
-    expectHedgerowError(() => decodeText(request({ body }), body.length - 1), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => decodeText(request({ body }), body.length - 1), 'HR_PAYLOAD_OVER_BUDGET');
     expect(decodeText(request({ body }), body.length)).toBe(body.toString());
   });
 
   it('counts the cap in UTF-8 bytes for lz64 output', () => {
     const plain = '€'.repeat(100); // 100 UTF-16 units, 300 UTF-8 bytes
     const req = request({ query: 'compression=lz64', body: Buffer.from(LZString.compressToBase64(plain)) });
-    expectHedgerowError(() => decodeText(req, 299), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => decodeText(req, 299), 'HR_PAYLOAD_OVER_BUDGET');
     expect(decodeText(req, 300)).toBe(plain);
   });
 
@@ -338,7 +343,7 @@ describe('decoded limit: the budget, and past a floor, a ratio to the compressed
 
   it('refuses gzip past the floor at more than the ratio, with the reason, well under the budget', () => {
     const bomb = gzipSync(Buffer.alloc(DECODED_FLOOR_BYTES + 1)); // ~4 KB: 1000:1
-    const err = expectHedgerowError(() => decodeText(request({ body: bomb }), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    const err = expectHedgerowError(() => decodeText(request({ body: bomb }), BUDGET), 'HR_DECOMPRESSED_RATIO');
     expect(err.status).toBe(413);
     expect(err.message).toBe(
       `decompressed payload exceeds ${DECODED_FLOOR_BYTES} bytes: past ${DECODED_FLOOR_BYTES} bytes, a payload may decode ` +
@@ -355,7 +360,7 @@ describe('decoded limit: the budget, and past a floor, a ratio to the compressed
     expect(lz64Bomb(2_800).units).toBeLessThan(DECODED_FLOOR_BYTES);
     expect(decodeText(lz(2_800), BUDGET)).toBe('a'.repeat(lz64Bomb(2_800).units));
     expect(lz64Bomb(3_000).units).toBeGreaterThan(DECODED_FLOOR_BYTES);
-    const err = expectHedgerowError(() => decodeText(lz(3_000), BUDGET), 'HR_DECOMPRESSED_TOO_LARGE');
+    const err = expectHedgerowError(() => decodeText(lz(3_000), BUDGET), 'HR_DECOMPRESSED_RATIO');
     expect(err.message).toContain(`at most ${MAX_DECODED_RATIO} times its compressed size`);
   });
 
@@ -368,7 +373,7 @@ describe('decoded limit: the budget, and past a floor, a ratio to the compressed
     // A lie within the limit is corrupt gzip, as zlib says: 400
     const small = gzipSync(Buffer.alloc(3 * MiB));
     small.writeUInt32LE(100, small.length - 4);
-    expectHedgerowError(() => gunzipCapped(small, 10 * MiB), 'HR_DECODE_FAILED');
+    expectHedgerowError(() => gunzipCapped(small, 10 * MiB), 'HR_GZIP_INVALID');
 
     const first = wordy(INFLATE_UNMEASURED_MAX_BYTES + 1000, 2);
     const members = Buffer.concat([gzipSync(first), gzipSync('tail')]);
@@ -392,5 +397,14 @@ describe('form helpers', () => {
     expect(looksLikeForm(Buffer.from('ver=1.2.3'))).toBe(false);
     expect(looksLikeForm(Buffer.from(`${'v'.repeat(130)}&data=x`))).toBe(false);
     expect(looksLikeForm(Buffer.from('{"data=":1}'))).toBe(false);
+  });
+});
+
+describe('refusal families', () => {
+  it('name every catalogue entry of an undecodable payload, and every 413 of the decoded budget', () => {
+    for (const [code, e] of Object.entries(ERRORS) as [ErrorCode, (typeof ERRORS)[ErrorCode]][]) {
+      expect(isUndecodable(code), code).toBe(e.message.startsWith('failed to decode request: '));
+      expect(isOverDecodedLimit(code), code).toBe(e.code === 'payload_too_large' && code !== 'HR_BODY_TOO_LARGE');
+    }
   });
 });

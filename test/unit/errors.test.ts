@@ -1,6 +1,6 @@
 /** The error catalogue's message templates (src/errors.ts). */
 import { describe, expect, it } from 'vitest';
-import { catalogueError, ERRORS, fillTemplate } from '../../src/errors.js';
+import { catalogueError, ERRORS, fillTemplate, HedgerowError } from '../../src/errors.js';
 
 describe('catalogue templates', () => {
   it('fill every placeholder, in one pass', () => {
@@ -19,6 +19,19 @@ describe('catalogue templates', () => {
       code: 'does_not_exist',
       detail: 'Invalid pk "r1" - object does not exist.',
       attr: 'role_id',
+    });
+  });
+
+  it('are the only details: the compiler refuses a hand-written one', () => {
+    // @ts-expect-error a fixed code's detail is its catalogue message
+    expect(new HedgerowError('HR_NOT_FOUND', 'gone').message).toBe('gone');
+    // @ts-expect-error a template code's error comes from catalogueError
+    expect(new HedgerowError('HR_PARSE_FAILED', 'failed to parse request: x').status).toBe(400);
+    expect(new HedgerowError('HR_FIELD_REQUIRED', undefined, 'key').toBody()).toEqual({
+      type: 'validation_error',
+      code: 'required',
+      detail: 'This field is required.',
+      attr: 'key',
     });
   });
 });

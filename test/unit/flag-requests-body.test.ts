@@ -136,7 +136,7 @@ describe('decodeFlagsBody: encodings', () => {
 
 describe('decodeFlagsBody: errors', () => {
   it('empty body', () => {
-    const err = expectHedgerowError(() => decode(input('')), 'HR_FLAGS_MALFORMED');
+    const err = expectHedgerowError(() => decode(input('')), 'HR_FLAGS_EMPTY_BODY');
     expect(err.status).toBe(400);
     expect(err.toBody()).toEqual({
       type: 'validation_error',
@@ -147,9 +147,9 @@ describe('decodeFlagsBody: errors', () => {
   });
 
   it('bad JSON', () => {
-    expectHedgerowError(() => decode(input('{"token":')), 'HR_FLAGS_MALFORMED');
-    expectHedgerowError(() => decode(input('not json at all')), 'HR_FLAGS_MALFORMED');
-    expectHedgerowError(() => decode(input('abcd')), 'HR_FLAGS_MALFORMED'); // base64, but not of JSON
+    expectHedgerowError(() => decode(input('{"token":')), 'HR_FLAGS_INVALID_JSON');
+    expectHedgerowError(() => decode(input('not json at all')), 'HR_FLAGS_INVALID_JSON');
+    expectHedgerowError(() => decode(input('abcd')), 'HR_FLAGS_INVALID_JSON'); // base64, but not of JSON
   });
 
   it('corrupt gzip', () => {
@@ -159,7 +159,7 @@ describe('decodeFlagsBody: errors', () => {
   });
 
   it('invalid lz64', () => {
-    expectHedgerowError(() => decode(input('////', { query: 'compression=lz64' })), 'HR_FLAGS_MALFORMED');
+    expectHedgerowError(() => decode(input('////', { query: 'compression=lz64' })), 'HR_FLAGS_INVALID_LZ64');
   });
 
   it('empty form data', () => {
@@ -168,12 +168,12 @@ describe('decodeFlagsBody: errors', () => {
 
   it('over the decompressed cap -> 413', () => {
     const big = JSON.stringify({ token: 't', pad: 'x'.repeat(5000) });
-    expectHedgerowError(() => decodeFlagsBody(input(big), 1000), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => decodeFlagsBody(input(big), 1000), 'HR_PAYLOAD_OVER_BUDGET');
     expectHedgerowError(() => decodeFlagsBody(input(gzipSync(big)), 1000), 'HR_DECOMPRESSED_TOO_LARGE');
     const lz = LZString.compressToBase64(big);
     expectHedgerowError(
       () => decodeFlagsBody(input(lz, { query: 'compression=lz64' }), 1000),
-      'HR_DECOMPRESSED_TOO_LARGE',
+      'HR_LZ64_TOO_LARGE',
     );
   });
 });

@@ -48,9 +48,9 @@ describe('FlagStore', () => {
     const { flags, activity, user } = setup();
     expect(() =>
       flags.create(1, user, () => {
-        throw new HedgerowError('HR_VALIDATION', 'no');
+        throw new HedgerowError('HR_FLAG_NO_GROUPS');
       }),
-    ).toThrow('no');
+    ).toThrow('Feature flags must have at least one condition set (group).');
     expect(flags.list(1)).toEqual([]);
     expect(flags.flagsVersion(1)).toBe(0);
     expect(activity.list(1, FLAG_ACTIVITY_SCOPE)).toEqual([]);

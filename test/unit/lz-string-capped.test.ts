@@ -69,7 +69,7 @@ describe('lzDecompressFromBase64', () => {
     const out = lzDecompressFromBase64(bomb.text, bomb.units);
     expect(out).toBe(LZString.decompressFromBase64(bomb.text));
     expect(out).toBe('a'.repeat(bomb.units));
-    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, bomb.units - 1), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, bomb.units - 1), 'HR_LZ64_TOO_LARGE');
   });
 
   it('refuses a bomb from its length alone, before building any of it', () => {
@@ -78,7 +78,7 @@ describe('lzDecompressFromBase64', () => {
     expect(bomb.units).toBeGreaterThan(280e6);
     const before = process.memoryUsage();
     const started = performance.now();
-    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, 100 * 1024 * 1024), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => lzDecompressFromBase64(bomb.text, 100 * 1024 * 1024), 'HR_LZ64_TOO_LARGE');
     const elapsed = performance.now() - started;
     const after = process.memoryUsage();
     // Building 100 million units would take 200 MB and ~0.5 s; measuring takes a few ms and KB.
@@ -90,7 +90,7 @@ describe('lzDecompressFromBase64', () => {
   it('stops at the cap (code units)', () => {
     const compressed = LZString.compressToBase64('x'.repeat(1000));
     expect(lzDecompressFromBase64(compressed, 1000)).toBe('x'.repeat(1000));
-    expectHedgerowError(() => lzDecompressFromBase64(compressed, 999), 'HR_DECOMPRESSED_TOO_LARGE');
+    expectHedgerowError(() => lzDecompressFromBase64(compressed, 999), 'HR_LZ64_TOO_LARGE');
   });
 
   it('returns null for empty input', () => {

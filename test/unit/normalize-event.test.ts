@@ -178,7 +178,7 @@ describe('normalizeEvents', () => {
   describe('validation', () => {
     it('refuses properties that are not an object', () => {
       for (const properties of ['x', [], 3, true]) {
-        const err = expectHedgerowError(() => normalizeEvents(body([{ event: 'e', distinct_id: 'd', properties }]), CTX), 'HR_INVALID_EVENT');
+        const err = expectHedgerowError(() => normalizeEvents(body([{ event: 'e', distinct_id: 'd', properties }]), CTX), 'HR_EVENT_FIELD_INVALID');
         expect(err.message).toBe('Invalid payload: event 0 properties must be object,null');
       }
     });
@@ -190,7 +190,7 @@ describe('normalizeEvents', () => {
         { event: 'e', distinct_id: 'd', $set: ['a'] },
         { event: 'e', distinct_id: 'd', $set_once: 'a' },
       ];
-      for (const event of bad) expectHedgerowError(() => normalizeEvents(body([event]), CTX), 'HR_INVALID_EVENT');
+      for (const event of bad) expectHedgerowError(() => normalizeEvents(body([event]), CTX), 'HR_EVENT_FIELD_INVALID');
     });
 
     it(`accepts nesting up to ${MAX_JSON_DEPTH} levels and refuses one more`, () => {
@@ -198,14 +198,14 @@ describe('normalizeEvents', () => {
       expect(one({ event: 'e', distinct_id: 'd', properties: { a: nested(MAX_JSON_DEPTH - 2) } }).event).toBe('e');
       const err = expectHedgerowError(
         () => normalizeEvents(body([{ event: 'e', distinct_id: 'd', properties: { a: nested(MAX_JSON_DEPTH - 1) } }]), CTX),
-        'HR_INVALID_EVENT',
+        'HR_EVENT_TOO_DEEP',
       );
       expect(err.message).toBe(`Invalid payload: event 0 nests deeper than ${MAX_JSON_DEPTH} levels`);
     });
 
     it('refuses very deep nesting anywhere, including arrays and distinct_id', () => {
       const deepArray = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000)) as unknown;
-      expectHedgerowError(() => normalizeEvents(body([{ event: 'e', distinct_id: deepArray }]), CTX), 'HR_INVALID_EVENT');
+      expectHedgerowError(() => normalizeEvents(body([{ event: 'e', distinct_id: deepArray }]), CTX), 'HR_EVENT_TOO_DEEP');
       expect(exceedsMaxDepth(deepArray, 1)).toBe(true);
       expect(exceedsMaxDepth([[1], { a: 'x' }], 1)).toBe(false);
     });

@@ -84,7 +84,7 @@ describe('parseCaptureBody', () => {
       '[{"event":"e","distinct_id":"d","properties":{"k\\uD800":1}}]',
       '{"batch":[{"event":"e","distinct_id":"d","properties":{"deep":[[{"x":"\\udbff"}]]}}]}',
     ]) {
-      const err = expectHedgerowError(() => parseCaptureBody(body, '/batch/'), 'HR_PARSE_FAILED');
+      const err = expectHedgerowError(() => parseCaptureBody(body, '/batch/'), 'HR_PARSE_LONE_SURROGATE');
       expect(err.message).toBe('failed to parse request: lone surrogate in a \\u escape');
     }
     // A pair is one character; `\\ud800` is a backslash and text; both are kept.
@@ -94,11 +94,11 @@ describe('parseCaptureBody', () => {
 
   it('refuses JSON that is neither an object nor an array, saying what it is', () => {
     const detail = (what: string) => `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`;
-    expect(expectHedgerowError(() => parseCaptureBody('"hello"', '/e/'), 'HR_PARSE_FAILED').message).toBe(detail('a string'));
-    expect(expectHedgerowError(() => parseCaptureBody('null', '/e/'), 'HR_PARSE_FAILED').message).toBe(detail('null'));
-    expect(expectHedgerowError(() => parseCaptureBody('true', '/batch/'), 'HR_PARSE_FAILED').message).toBe(detail('true'));
-    expect(expectHedgerowError(() => parseCaptureBody(' false ', '/batch/'), 'HR_PARSE_FAILED').message).toBe(detail('false'));
-    expect(expectHedgerowError(() => parseCaptureBody('42', '/i/v0/e/'), 'HR_PARSE_FAILED').message).toBe(detail('a number'));
+    expect(expectHedgerowError(() => parseCaptureBody('"hello"', '/e/'), 'HR_PAYLOAD_IS_STRING').message).toBe(detail('a string'));
+    expect(expectHedgerowError(() => parseCaptureBody('null', '/e/'), 'HR_PAYLOAD_IS_LITERAL').message).toBe(detail('null'));
+    expect(expectHedgerowError(() => parseCaptureBody('true', '/batch/'), 'HR_PAYLOAD_IS_LITERAL').message).toBe(detail('true'));
+    expect(expectHedgerowError(() => parseCaptureBody(' false ', '/batch/'), 'HR_PAYLOAD_IS_LITERAL').message).toBe(detail('false'));
+    expect(expectHedgerowError(() => parseCaptureBody('42', '/i/v0/e/'), 'HR_PAYLOAD_IS_NUMBER').message).toBe(detail('a number'));
   });
 
   it('refuses empty batches', () => {
@@ -107,9 +107,9 @@ describe('parseCaptureBody', () => {
   });
 
   it('refuses null or non-object events', () => {
-    expectHedgerowError(() => parseCaptureBody('[{"event":"a"},null]', '/e/'), 'HR_INVALID_EVENT');
-    expectHedgerowError(() => parseCaptureBody('{"batch":[[]]}', '/batch/'), 'HR_INVALID_EVENT');
-    expectHedgerowError(() => parseCaptureBody('["x"]', '/e/'), 'HR_INVALID_EVENT');
+    expectHedgerowError(() => parseCaptureBody('[{"event":"a"},null]', '/e/'), 'HR_EVENTS_NOT_OBJECTS');
+    expectHedgerowError(() => parseCaptureBody('{"batch":[[]]}', '/batch/'), 'HR_EVENTS_NOT_OBJECTS');
+    expectHedgerowError(() => parseCaptureBody('["x"]', '/e/'), 'HR_EVENTS_NOT_OBJECTS');
   });
 
   it('drops $performance_event events, possibly all of them', () => {
