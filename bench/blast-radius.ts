@@ -43,9 +43,15 @@ const person = (key: string, operator: string, value?: unknown): Filter => ({ ke
 const CONDITIONS: { name: string; properties: Filter[] }[] = [
   { name: 'plan = pro', properties: [person('plan', 'exact', ['pro'])] },
   { name: 'plan = pro, age > 40', properties: [person('plan', 'exact', ['pro']), person('age', 'gt', '40')] },
-  { name: 'country in 3, age < 30, is_set', properties: [person('country', 'exact', ['US', 'GB', 'DE']), person('age', 'lt', '30'), person('country', 'is_set', 'is_set')] },
+  {
+    name: 'country in 3, age < 30, is_set',
+    properties: [person('country', 'exact', ['US', 'GB', 'DE']), person('age', 'lt', '30'), person('country', 'is_set', 'is_set')],
+  },
   { name: 'email icontains (1M distinct)', properties: [person('email', 'icontains', 'hedgerow.dev')] },
-  { name: 'plan = enterprise, email regex', properties: [person('plan', 'exact', ['enterprise']), person('email', 'regex', '^user-1.*@corp')] },
+  {
+    name: 'plan = enterprise, email regex',
+    properties: [person('plan', 'exact', ['enterprise']), person('email', 'regex', '^user-1.*@corp')],
+  },
 ];
 
 function stats(ms: number[]): { median: number; p95: number } {

@@ -90,7 +90,9 @@ async function main(): Promise<void> {
 
   const rps = (name: Name) => median((results.get(name) ?? []).map((r) => r.requestsPerSecond));
   const ms = (name: Name, p: 'p50' | 'p99') => median((results.get(name) ?? []).map((r) => r.latencyMs[p]));
-  console.log(`\n/capture/, 1 event per request, wrk -t${wrk.threads} -c${wrk.connections} -d${wrk.durationSeconds}s, medians of ${rounds} rounds:`);
+  console.log(
+    `\n/capture/, 1 event per request, wrk -t${wrk.threads} -c${wrk.connections} -d${wrk.durationSeconds}s, medians of ${rounds} rounds:`,
+  );
   for (const name of ['ceiling', 'floor', 'daemon'] as const) {
     if ((results.get(name) ?? []).length === 0) continue;
     console.log(

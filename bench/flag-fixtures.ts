@@ -60,7 +60,14 @@ export const COHORTS: readonly Json[] = [
 ];
 
 const ROLLOUTS = [100, 0, 50, 25, 10, 75, 90, 5, 33, 66] as const;
-const VARIANT_SPLITS = [[50, 50], [34, 33, 33], [25, 25, 25, 25], [90, 10], [20, 30, 50], [10, 20, 30, 40]] as const;
+const VARIANT_SPLITS = [
+  [50, 50],
+  [34, 33, 33],
+  [25, 25, 25, 25],
+  [90, 10],
+  [20, 30, 50],
+  [10, 20, 30, 40],
+] as const;
 const VARIANT_KEYS = ['control', 'test', 'test-2', 'test-3'] as const;
 
 /** Person-property condition sets: several groups; exact, icontains, gt, lt, is_set and is_not. */

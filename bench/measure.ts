@@ -129,13 +129,7 @@ export function wrkScript(name: ScenarioName): string {
   return path.join(ROOT, 'bench', 'wrk', `${name === 'persons-paced' ? 'persons' : name}.lua`);
 }
 
-export async function measure(
-  server: Server,
-  target: Target,
-  scenario: Scenario,
-  settings: WrkSettings,
-  round: number,
-): Promise<Run> {
+export async function measure(server: Server, target: Target, scenario: Scenario, settings: WrkSettings, round: number): Promise<Run> {
   const withPersons = target === 'daemon' && scenario.persons === true;
   // Every daemon run starts from an idle person processor: earlier runs' events may still be
   // queued for it (the capture scenario creates a person per request), and working them off
@@ -198,7 +192,9 @@ export async function measure(
       const personsAfter = await reach(server, () => scrapePersons(server.port));
       persons = personsCheck(personsBefore, personsAtEnd, personsAfter, check.acceptedEvents, result.seconds, { ...catchUp, ok });
       if (ok && persons.processedTotal !== check.acceptedEvents) {
-        problems.push(`the person processor applied ${persons.processedTotal} events once caught up, the daemon accepted ${check.acceptedEvents}`);
+        problems.push(
+          `the person processor applied ${persons.processedTotal} events once caught up, the daemon accepted ${check.acceptedEvents}`,
+        );
       }
     }
     const bad = Object.entries(check.statuses).filter(([status]) => status !== scenario.status);

@@ -41,11 +41,27 @@ function request(path: string, body: Uint8Array, contentEncoding: string): Captu
 /** 50 events as posthog-js sends them (uuid, token and distinct_id in properties, the browser's properties). */
 const JS_EVENTS = 50;
 const jsShared = {
-  token: 'phc_bench', distinct_id: uuidv7(), $device_id: uuidv7(), $session_id: uuidv7(), $window_id: uuidv7(),
-  $os: 'Mac OS X', $browser: 'Chrome', $browser_version: 126, $device_type: 'Desktop', $browser_language: 'en-US',
-  $current_url: 'https://www.example.com/pricing?utm_source=newsletter', $host: 'www.example.com', $pathname: '/pricing',
-  $screen_height: 900, $screen_width: 1440, $viewport_height: 800, $viewport_width: 1440,
-  $referrer: '$direct', $referring_domain: '$direct', $lib: 'web', $lib_version: '1.260.0',
+  token: 'phc_bench',
+  distinct_id: uuidv7(),
+  $device_id: uuidv7(),
+  $session_id: uuidv7(),
+  $window_id: uuidv7(),
+  $os: 'Mac OS X',
+  $browser: 'Chrome',
+  $browser_version: 126,
+  $device_type: 'Desktop',
+  $browser_language: 'en-US',
+  $current_url: 'https://www.example.com/pricing?utm_source=newsletter',
+  $host: 'www.example.com',
+  $pathname: '/pricing',
+  $screen_height: 900,
+  $screen_width: 1440,
+  $viewport_height: 800,
+  $viewport_width: 1440,
+  $referrer: '$direct',
+  $referring_domain: '$direct',
+  $lib: 'web',
+  $lib_version: '1.260.0',
 };
 const jsBatchText = JSON.stringify(
   Array.from({ length: JS_EVENTS }, (_, i) => ({
@@ -216,7 +232,12 @@ function stringifiedAnswerBytes(): number {
       metadata: { id: Number(key.slice(5)) + 1, version: 3, description: null, payload: r.payload ?? null, has_experiment: false },
     };
   }
-  const body = { errorsWhileComputingFlags: false, flags, requestId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', evaluatedAt: 1_763_700_000_000 + answers++ };
+  const body = {
+    errorsWhileComputingFlags: false,
+    flags,
+    requestId: '0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    evaluatedAt: 1_763_700_000_000 + answers++,
+  };
   return Buffer.byteLength(JSON.stringify(body), 'utf8');
 }
 
@@ -293,7 +314,9 @@ for (const c of cases) {
   console.log(c.name);
   const unit = c.unit ?? { one: 'event', many: 'events' };
   const nsPerUnit = (meanUs: number): string => (c.unit ? `; ${((meanUs / c.events) * 1000).toFixed(0)} ns/${unit.one}` : '');
-  console.log(`  ${c.baseline[0].padEnd(36)} ${base.meanUs.toFixed(1).padStart(8)} µs ±${base.rme.toFixed(1)}%  (baseline)${nsPerUnit(base.meanUs)}`);
+  console.log(
+    `  ${c.baseline[0].padEnd(36)} ${base.meanUs.toFixed(1).padStart(8)} µs ±${base.rme.toFixed(1)}%  (baseline)${nsPerUnit(base.meanUs)}`,
+  );
   for (const [label] of c.variants) {
     const s = stats(bench.getTask(`${c.name} | ${label}`));
     const perEvent = s.meanUs / c.events;

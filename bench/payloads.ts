@@ -103,7 +103,12 @@ export function personsBody(timestamp: string, k: number, n = EVENTS_PER_BATCH):
     const common = { type: 'capture', library: LIB.$lib, library_version: LIB.$lib_version, timestamp };
     const set = { email: `user-${who}@example.com`, plan: i % 3 === 0 ? 'enterprise' : 'free', seen: k * n + i, ...LIB };
     if (i % 10 === 0) {
-      return { ...common, event: '$identify', distinct_id: `user-${who}`, properties: { $anon_distinct_id: `anon-${who}`, $set: set, ...LIB } };
+      return {
+        ...common,
+        event: '$identify',
+        distinct_id: `user-${who}`,
+        properties: { $anon_distinct_id: `anon-${who}`, $set: set, ...LIB },
+      };
     }
     if (i % 10 === 5) return { ...common, event: '$set', distinct_id: `user-${who}`, properties: { $set: set, ...LIB } };
     return {

@@ -59,7 +59,15 @@ function bodies(): StoredEvent[][] {
   return Array.from({ length: count }, (_, k) => {
     const text = scenario === 'batch' ? batchBody(now.toISOString()) : personsBody(now.toISOString(), k);
     const body = new TextEncoder().encode(text);
-    const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
+    const req = {
+      path: '/batch/',
+      query: '',
+      method: 'POST' as const,
+      contentType: 'application/json',
+      contentEncoding: '',
+      body,
+      ip: '127.0.0.1',
+    };
     return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;
   });
 }
@@ -73,7 +81,15 @@ function priorBlock(b: number): StoredEvent[] {
     properties: { $lib: 'posthog-node', $current_url: 'https://www.example.com/', $browser: 'Chrome', n: i },
   }));
   const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_bench', batch }));
-  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
+  const req = {
+    path: '/batch/',
+    query: '',
+    method: 'POST' as const,
+    contentType: 'application/json',
+    contentEncoding: '',
+    body,
+    ip: '127.0.0.1',
+  };
   return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;
 }
 

@@ -63,7 +63,11 @@ function summarize(file: string, top: number, inclusive: boolean, focus: string 
   }
   const pct = (n: number) => `${((100 * n) / total).toFixed(1).padStart(5)}%`;
   const list = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, n]) => `  ${pct(n)}  ${k}`).join('\n');
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, n]) => `  ${pct(n)}  ${k}`)
+      .join('\n');
   console.log(`${path.basename(file)}: ${total} samples over ${((p.endTime - p.startTime) / 1e6).toFixed(1)} s`);
   console.log(`by file/package:\n${list(files)}\nby function (self):\n${list(fns)}\n`);
   if (inclusive) console.log(`by function (with callees):\n${list(inclusiveShares(p, hits))}\n`);

@@ -167,7 +167,20 @@ const num = (n: number, digits = 0) =>
 const fmt = (s: Spread, digits = 0) => `${num(s.median, digits)} [${num(s.min, digits)}–${num(s.max, digits)}]`;
 
 export function table(summaries: ScenarioSummary[]): string {
-  const head = ['scenario', 'server', 'runs', 'req/s median [min–max]', 'events/s median', 'p50 ms', 'p99 ms', 'server CPU% (main / busiest other)', 'wrk CPU%', 'others%', 'idle%', 'limit'];
+  const head = [
+    'scenario',
+    'server',
+    'runs',
+    'req/s median [min–max]',
+    'events/s median',
+    'p50 ms',
+    'p99 ms',
+    'server CPU% (main / busiest other)',
+    'wrk CPU%',
+    'others%',
+    'idle%',
+    'limit',
+  ];
   const rows: string[][] = [head];
   for (const s of summaries) {
     for (const t of ['ceiling', 'daemon'] as const) {
@@ -193,7 +206,14 @@ export function table(summaries: ScenarioSummary[]): string {
     `runs: used/measured; a run is left out when other programs used ≥ ${NOISY_OTHER_PCT}% of a core during it ` +
     '(a ratio only from rounds where both runs were quiet), unless no quiet run remains.';
   const widths = head.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return `${rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n')}\n${legend}`;
+  return `${rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n${legend}`;
 }
 
 export interface TargetCheck {
@@ -263,7 +283,9 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
         `${fmt(persons.processedPerSecond)} events/s during the run, ${fmt(persons.overallPerSecond)} until caught up ` +
         `(ingestion ${fmt(persons.ingestedPerSecond)} events/s)${caught}`,
       // Paced: wrk's window edges move a request or two (±1%) in or out of the count.
-      pass: persons.processedPerSecond.median >= PERSONS_MIN_EVENTS_PER_SECOND * (paced ? PACED_COUNT_TOLERANCE : 1) && persons.notCaughtUp === 0,
+      pass:
+        persons.processedPerSecond.median >= PERSONS_MIN_EVENTS_PER_SECOND * (paced ? PACED_COUNT_TOLERANCE : 1) &&
+        persons.notCaughtUp === 0,
     });
     out.push({
       name: `${scenario}: processing lag p99 < ${PERSONS_MAX_LAG_P99_MS} ms`,

@@ -86,7 +86,8 @@ function options() {
   };
   const only = values.only?.split(',').map((x) => x.trim());
   const unknown = only?.filter((x) => !(SCENARIO_NAMES as readonly string[]).includes(x)) ?? [];
-  if (only?.length === 0 || unknown.length > 0) throw new Error(`--only takes ${SCENARIO_NAMES.join(', ')}; got "${values.only}"\n${USAGE}`);
+  if (only?.length === 0 || unknown.length > 0)
+    throw new Error(`--only takes ${SCENARIO_NAMES.join(', ')}; got "${values.only}"\n${USAGE}`);
   if (!['durable', 'async', 'none'].includes(values.sync)) throw new Error(`--sync must be durable, async or none\n${USAGE}`);
   return {
     wrk: {
@@ -135,7 +136,14 @@ function scenariosOf(
           route: { label: 'flags', match: 'exact' },
         };
       case 'persons':
-        return { ...common, path: '/batch/', scriptArgs: payload.personsGzip, eventsPerRequest: EVENTS_PER_BATCH, route: capture, persons: true };
+        return {
+          ...common,
+          path: '/batch/',
+          scriptArgs: payload.personsGzip,
+          eventsPerRequest: EVENTS_PER_BATCH,
+          route: capture,
+          persons: true,
+        };
       case 'persons-paced': {
         const perThread = paced.eventsPerSecond / EVENTS_PER_BATCH / paced.threads;
         return {
@@ -220,7 +228,13 @@ async function main(): Promise<number> {
           `flags: evaluation check over ${flagSetup.probe}`,
       );
     }
-    scenarios = scenariosOf(opts.scenarios, payload, flagSetup, { eventsPerSecond: opts.personsRate, threads: opts.wrk.threads }, opts.checkBodies);
+    scenarios = scenariosOf(
+      opts.scenarios,
+      payload,
+      flagSetup,
+      { eventsPerSecond: opts.personsRate, threads: opts.wrk.threads },
+      opts.checkBodies,
+    );
     const scenario = (name: ScenarioName) => scenarios.get(name) as Scenario;
     const targetsOf: Record<Target, Server> = { ceiling, daemon };
 
@@ -239,7 +253,8 @@ async function main(): Promise<number> {
           await sleep(SETTLE_MS);
           const run = await measure(targetsOf[t], t, scenario(name), opts.wrk, round);
           runs.push(run);
-          const line = `round ${round} ${name.padEnd(13)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
+          const line =
+            `round ${round} ${name.padEnd(13)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
             ` p50 ${run.wrk.latencyMs.p50.toFixed(2)} ms p99 ${run.wrk.latencyMs.p99.toFixed(2)} ms` +
             ` cpu ${run.cpu.server?.total.toFixed(0)}% (main ${run.cpu.server?.main.toFixed(0)}%) wrk ${run.cpu.wrk?.total.toFixed(0)}%` +
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
@@ -247,7 +262,9 @@ async function main(): Promise<number> {
             (run.persons ? ` ${personsLine(run.persons)}` : '') +
             (run.memory ? ` rss ${run.memory.rssMiB} MiB (anon ${run.memory.anonMiB})` : '') +
             (run.threads ? `\n  threads: ${threadsLine(run.threads)}` : '') +
-            ((run.processorWaitSeconds ?? 0) >= 0.1 ? `; first waited ${run.processorWaitSeconds?.toFixed(1)} s for the person processor` : '');
+            ((run.processorWaitSeconds ?? 0) >= 0.1
+              ? `; first waited ${run.processorWaitSeconds?.toFixed(1)} s for the person processor`
+              : '');
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
         }
@@ -271,7 +288,8 @@ async function main(): Promise<number> {
   for (const l of personsLines(summaries)) console.log(l);
   for (const n of saturationNotes(summaries)) console.log(n);
   for (const s of summaries) {
-    const slack = s.eventsPerRequest > 0 ? `accepted ${s.slackEvents.join(', ')} events` : `answered ${s.slackRequests.join(', ')} requests`;
+    const slack =
+      s.eventsPerRequest > 0 ? `accepted ${s.slackEvents.join(', ')} events` : `answered ${s.slackRequests.join(', ')} requests`;
     console.log(`${s.scenario}: daemon ${slack} beyond wrk's count per round (in flight at the end)`);
   }
   const wrkCommands = [...new Set(runs.map((r) => r.wrk.command))];
@@ -283,8 +301,17 @@ async function main(): Promise<number> {
     mkdirSync(dir, { recursive: true });
     const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, wrk: wrkVersion };
-    const flags = flagSetup && { persons: PERSONS, flags: flagSetup.flags, cohorts: flagSetup.cohorts, definitionsBytes: flagSetup.definitionsBytes, probe: flagSetup.probe };
-    writeFileSync(file, `${JSON.stringify({ command, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`);
+    const flags = flagSetup && {
+      persons: PERSONS,
+      flags: flagSetup.flags,
+      cohorts: flagSetup.cohorts,
+      definitionsBytes: flagSetup.definitionsBytes,
+      probe: flagSetup.probe,
+    };
+    writeFileSync(
+      file,
+      `${JSON.stringify({ command, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`,
+    );
     console.log(`results: ${path.relative(ROOT, file)}`);
   }
   if (problems.length > 0) {
@@ -309,7 +336,9 @@ function checkLine(run: Run, scenario: Scenario): string {
   const c = run.check;
   if (!c) return '';
   if (scenario.eventsPerRequest > 0) return `accepted ${c.acceptedEvents} (+${c.slackEvents} over wrk's count)`;
-  const statuses = Object.entries(c.statuses).map(([status, n]) => `${status}×${n}`).join(' ');
+  const statuses = Object.entries(c.statuses)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(' ');
   return `answered ${c.answeredRequests} (+${c.slackRequests} over wrk's count; ${statuses || 'none'})`;
 }
 

@@ -174,8 +174,7 @@ export async function scrapeCounters(port: number): Promise<DaemonCounters> {
       const thread = /thread="([^"]*)"/.exec(labels)?.[1];
       const tid = /tid="(\d+)"/.exec(labels)?.[1];
       if (thread !== undefined && tid !== undefined) c.threadNames.set(tid, thread);
-    }
-    else if (name === 'hedgerow_http_requests_total') {
+    } else if (name === 'hedgerow_http_requests_total') {
       const route = /route="([^"]*)"/.exec(labels)?.[1] ?? '?';
       const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';
       const byStatus = c.requests.get(route) ?? new Map<string, number>();
@@ -235,8 +234,7 @@ export async function scrapePersons(port: number): Promise<PersonCounters> {
     else if (name === 'hedgerow_person_blocks_read_total') {
       if (labels.includes('source="hand-off"')) c.blocksHandedOff = Number(value);
       else c.blocksReadBack += Number(value);
-    }
-    else if (name === 'hedgerow_person_processing_lag_seconds_bucket') {
+    } else if (name === 'hedgerow_person_processing_lag_seconds_bucket') {
       const le = /le="([^"]*)"/.exec(labels)?.[1] ?? '+Inf';
       c.lagBuckets.push({ le: le === '+Inf' ? Infinity : Number(le), count: Number(value) });
     }

@@ -110,33 +110,34 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   });
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
-  const { backend, note, threads } = createHttpBackend(config.httpBackend, {
-    handler: requestHandler({ router, metrics, log, storeWrites }),
-    maxBodyBytes: config.maxBodyBytes,
-    bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
-    tooLarge: (req) => {
-      metrics.countRequest('too_large', req.method, 413);
-      return errorResponse(
-        catalogueError('HR_BODY_TOO_LARGE', { max_bytes: config.maxBodyBytes }),
-        corsHeaders(req),
-      );
+  const { backend, note, threads } = createHttpBackend(
+    config.httpBackend,
+    {
+      handler: requestHandler({ router, metrics, log, storeWrites }),
+      maxBodyBytes: config.maxBodyBytes,
+      bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
+      tooLarge: (req) => {
+        metrics.countRequest('too_large', req.method, 413);
+        return errorResponse(catalogueError('HR_BODY_TOO_LARGE', { max_bytes: config.maxBodyBytes }), corsHeaders(req));
+      },
+      onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
     },
-    onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
-  }, {
-    threads: config.httpThreads,
-    local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
-    onLocalAnswers: (answers) => {
-      for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
-      for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
-      for (const [endpoint, n] of answers.flagErrors) metrics.flagErrors.inc({ endpoint }, n);
+    {
+      threads: config.httpThreads,
+      local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
+      onLocalAnswers: (answers) => {
+        for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
+        for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
+        for (const [endpoint, n] of answers.flagErrors) metrics.flagErrors.inc({ endpoint }, n);
+      },
+      onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),
+      onThreadError: (err) => {
+        // Its connections would hang: exit, as an uncaught error on this thread would (systemd restarts).
+        log.fatal({ err }, 'an HTTP front-end thread crashed; exiting');
+        process.exit(1);
+      },
     },
-    onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),
-    onThreadError: (err) => {
-      // Its connections would hang: exit, as an uncaught error on this thread would (systemd restarts).
-      log.fatal({ err }, 'an HTTP front-end thread crashed; exiting');
-      process.exit(1);
-    },
-  });
+  );
   collectThreadAnswers = threads ? () => threads.collect() : undefined;
   let port: number;
   try {
@@ -184,7 +185,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
   if (notReniced && !notReniced.nice.ok) {
-    log.warn({ worker_nice: config.workerNice, reason: notReniced.nice.reason }, 'worker threads run at the daemon\'s priority: could not lower it');
+    log.warn(
+      { worker_nice: config.workerNice, reason: notReniced.nice.reason },
+      "worker threads run at the daemon's priority: could not lower it",
+    );
   }
   pipeline = livePipeline;
   capture = livePipeline.capture;

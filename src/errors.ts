@@ -6,13 +6,7 @@
  * `toErrorResponse` at the edge turns them into bodies.
  */
 
-type PostHogErrorType =
-  | 'validation_error'
-  | 'authentication_error'
-  | 'invalid_request'
-  | 'not_found'
-  | 'server_error'
-  | 'throttled_error';
+type PostHogErrorType = 'validation_error' | 'authentication_error' | 'invalid_request' | 'not_found' | 'server_error' | 'throttled_error';
 
 interface CatalogueEntry<M extends string = string> {
   readonly status: number;
@@ -40,22 +34,12 @@ export const ERRORS = Object.freeze({
   // A payload that does not decode (src/wire/decompress-payload.ts `isUndecodable`).
   HR_GZIP_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid gzip data'),
   HR_GZIP_NOT_UTF8: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid UTF-8 in gzip data'),
-  HR_PAYLOAD_NOT_UTF8: entry(
-    400,
-    'validation_error',
-    'invalid_payload',
-    'failed to decode request: invalid UTF-8 in request payload',
-  ),
+  HR_PAYLOAD_NOT_UTF8: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid UTF-8 in request payload'),
   HR_LZ64_INVALID: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: invalid lz64 data'),
   HR_LZ64_NOT_UTF16: entry(400, 'validation_error', 'invalid_payload', 'failed to decode request: lz64 data is not valid UTF-16'),
   // The reason is JSON.parse's own (cut to 120 characters).
   HR_PARSE_FAILED: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request: {reason}'),
-  HR_PARSE_LONE_SURROGATE: entry(
-    400,
-    'validation_error',
-    'invalid_payload',
-    'failed to parse request: lone surrogate in a \\u escape',
-  ),
+  HR_PARSE_LONE_SURROGATE: entry(400, 'validation_error', 'invalid_payload', 'failed to parse request: lone surrogate in a \\u escape'),
   // JSON that is not an object or an array: `literal` is `null`, `true` or `false`.
   HR_PAYLOAD_IS_LITERAL: entry(
     400,
@@ -75,12 +59,7 @@ export const ERRORS = Object.freeze({
     'invalid_payload',
     'failed to parse request: the payload is a string, not an event, a list of events or a batch',
   ),
-  HR_NO_EVENT_NAME_ATTR: entry(
-    400,
-    'validation_error',
-    'invalid_payload',
-    'non-engage request missing event name attribute',
-  ),
+  HR_NO_EVENT_NAME_ATTR: entry(400, 'validation_error', 'invalid_payload', 'non-engage request missing event name attribute'),
   HR_EMPTY_BATCH: entry(400, 'validation_error', 'invalid_payload', 'request holds no event'),
   HR_EVENTS_NOT_OBJECTS: entry(400, 'validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'),
   // An event the raw-event schema refuses: `field` and `problem` are the schema validator's path and message.
@@ -136,26 +115,11 @@ export const ERRORS = Object.freeze({
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
   HR_API_KEY_MALFORMED: entry(401, 'authentication_error', 'invalid_api_key', 'Provided API key is not valid: {reason}'),
-  HR_INCONSISTENT_API_KEYS: entry(
-    401,
-    'authentication_error',
-    'invalid_api_key',
-    'batch submitted with inconsistent api_key values',
-  ),
-  HR_INVALID_PERSONAL_API_KEY: entry(
-    401,
-    'authentication_error',
-    'invalid_personal_api_key',
-    'Personal API key invalid.',
-  ),
+  HR_INCONSISTENT_API_KEYS: entry(401, 'authentication_error', 'invalid_api_key', 'batch submitted with inconsistent api_key values'),
+  HR_INVALID_PERSONAL_API_KEY: entry(401, 'authentication_error', 'invalid_personal_api_key', 'Personal API key invalid.'),
 
   // --- management / read API ---
-  HR_NOT_AUTHENTICATED: entry(
-    401,
-    'authentication_error',
-    'not_authenticated',
-    'Authentication credentials were not provided.',
-  ),
+  HR_NOT_AUTHENTICATED: entry(401, 'authentication_error', 'not_authenticated', 'Authentication credentials were not provided.'),
   HR_AUTHENTICATION_FAILED: entry(
     401,
     'authentication_error',
@@ -163,12 +127,7 @@ export const ERRORS = Object.freeze({
     'Personal API key found in request {where} is invalid.',
   ),
   HR_PROJECT_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Project not found.'),
-  HR_PROJECT_ACCESS_DENIED: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    "You don't have access to the project.",
-  ),
+  HR_PROJECT_ACCESS_DENIED: entry(403, 'authentication_error', 'permission_denied', "You don't have access to the project."),
   HR_SCOPE_MISSING: entry(403, 'authentication_error', 'permission_denied', "API key missing required scope '{scope}'"),
   HR_SCOPED_KEY_UNSUPPORTED: entry(
     403,
@@ -194,61 +153,26 @@ export const ERRORS = Object.freeze({
     'authentication_failed',
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
-  HR_DASHBOARD_LINK_INVALID: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    'This dashboard link is invalid or has expired.',
-  ),
+  HR_DASHBOARD_LINK_INVALID: entry(403, 'authentication_error', 'permission_denied', 'This dashboard link is invalid or has expired.'),
 
   // --- management API request bodies ---
   HR_JSON_PARSE: entry(400, 'invalid_request', 'parse_error', 'JSON parse error - {reason}'),
   // Flag and cohort filters are compiled and matched recursively: deeper JSON could exhaust the stack.
   HR_JSON_TOO_DEEP: entry(400, 'invalid_request', 'parse_error', 'JSON parse error - nesting deeper than {max_depth} levels'),
-  HR_UNSUPPORTED_MEDIA_TYPE: entry(
-    415,
-    'invalid_request',
-    'unsupported_media_type',
-    'Unsupported media type "{media_type}" in request.',
-  ),
+  HR_UNSUPPORTED_MEDIA_TYPE: entry(415, 'invalid_request', 'unsupported_media_type', 'Unsupported media type "{media_type}" in request.'),
   HR_BODY_NOT_A_DICT: entry(400, 'validation_error', 'invalid_input', 'Invalid data. Expected a dictionary, but got {datatype}.'),
 
   // --- management API validation (DRF field and serializer errors) ---
   HR_FIELD_REQUIRED: entry(400, 'validation_error', 'required', 'This field is required.'),
   HR_FIELD_NULL: entry(400, 'validation_error', 'null', 'This field may not be null.'),
   HR_FIELD_BLANK: entry(400, 'validation_error', 'blank', 'This field may not be blank.'),
-  HR_FIELD_MAX_LENGTH: entry(
-    400,
-    'validation_error',
-    'max_length',
-    'Ensure this field has no more than {max_length} characters.',
-  ),
+  HR_FIELD_MAX_LENGTH: entry(400, 'validation_error', 'max_length', 'Ensure this field has no more than {max_length} characters.'),
   HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', '"{input}" is not a valid choice.'),
   HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
-  HR_FIELD_NOT_A_LIST: entry(
-    400,
-    'validation_error',
-    'not_a_list',
-    'Expected a list of items but got type "{input_type}".',
-  ),
-  HR_FIELD_NOT_A_DICT: entry(
-    400,
-    'validation_error',
-    'not_a_dict',
-    'Expected a dictionary of items but got type "{input_type}".',
-  ),
-  HR_FIELD_INCORRECT_TYPE: entry(
-    400,
-    'validation_error',
-    'incorrect_type',
-    'Incorrect type. Expected pk value, received {data_type}.',
-  ),
-  HR_FIELD_NULL_CHARACTERS: entry(
-    400,
-    'validation_error',
-    'null_characters_not_allowed',
-    'Null characters are not allowed.',
-  ),
+  HR_FIELD_NOT_A_LIST: entry(400, 'validation_error', 'not_a_list', 'Expected a list of items but got type "{input_type}".'),
+  HR_FIELD_NOT_A_DICT: entry(400, 'validation_error', 'not_a_dict', 'Expected a dictionary of items but got type "{input_type}".'),
+  HR_FIELD_INCORRECT_TYPE: entry(400, 'validation_error', 'incorrect_type', 'Incorrect type. Expected pk value, received {data_type}.'),
+  HR_FIELD_NULL_CHARACTERS: entry(400, 'validation_error', 'null_characters_not_allowed', 'Null characters are not allowed.'),
   HR_FIELD_SURROGATE_CHARACTERS: entry(
     400,
     'validation_error',
@@ -334,13 +258,7 @@ export const ERRORS = Object.freeze({
     'Payload keys must match a variant key for multivariate flags',
     'filters',
   ),
-  HR_FLAG_PAYLOAD_KEYS_BOOLEAN: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    "Payload keys must be 'true' for boolean flags",
-    'filters',
-  ),
+  HR_FLAG_PAYLOAD_KEYS_BOOLEAN: entry(400, 'validation_error', 'invalid_input', "Payload keys must be 'true' for boolean flags", 'filters'),
   // PostHog's `_validate_rollout_percentage`: `type` is Python's type name.
   HR_CONDITION_ROLLOUT_NOT_A_NUMBER: entry(
     400,
@@ -377,13 +295,7 @@ export const ERRORS = Object.freeze({
     'Property group expressions of type {key} cannot contain more than {max_values} values.',
     'filters',
   ),
-  HR_INVALID_OPERATOR_VALUE: entry(
-    400,
-    'validation_error',
-    'invalid_value',
-    'Invalid value for operator {operator}: {value}',
-    'filters',
-  ),
+  HR_INVALID_OPERATOR_VALUE: entry(400, 'validation_error', 'invalid_value', 'Invalid value for operator {operator}: {value}', 'filters'),
   HR_INVALID_OPERATOR: entry(400, 'validation_error', 'invalid_operator', 'Invalid operator: {operator}', 'filters'),
   HR_COHORT_ONLY_OPERATOR: entry(
     400,
@@ -480,29 +392,14 @@ export const ERRORS = Object.freeze({
     'invalid_input',
     'Cannot enable this feature flag because it depends on disabled flags: {flags}. Please enable those flags first.',
   ),
-  HR_FLAG_EDIT_DENIED: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    "You don't have edit permissions for this feature flag.",
-  ),
-  HR_ROLE_ACCESS_EDIT_DENIED: entry(
-    403,
-    'authentication_error',
-    'permission_denied',
-    "You can't edit roles for this feature flag.",
-  ),
+  HR_FLAG_EDIT_DENIED: entry(403, 'authentication_error', 'permission_denied', "You don't have edit permissions for this feature flag."),
+  HR_ROLE_ACCESS_EDIT_DENIED: entry(403, 'authentication_error', 'permission_denied', "You can't edit roles for this feature flag."),
   HR_ADMIN_REQUIRED: entry(403, 'authentication_error', 'permission_denied', 'You need to have admin level or higher.'),
   HR_ROLE_ACCESS_FLAG_NOT_FOUND: entry(404, 'invalid_request', 'not_found', 'Feature flag not found.'),
   HR_ROLE_NAME_TAKEN: entry(400, 'validation_error', 'unique', 'There is already a role with this name.', 'name'),
   HR_USER_ALREADY_IN_ROLE: entry(400, 'validation_error', 'invalid_input', 'User is already part of the role.'),
   // PostHog's database constraint on (role, feature_flag); a 500 there.
-  HR_FLAG_ROLE_ACCESS_EXISTS: entry(
-    400,
-    'validation_error',
-    'unique',
-    'The fields role, feature_flag must make a unique set.',
-  ),
+  HR_FLAG_ROLE_ACCESS_EXISTS: entry(400, 'validation_error', 'unique', 'The fields role, feature_flag must make a unique set.'),
   HR_RESOURCE_ACCESS_EXISTS: entry(400, 'validation_error', 'unique', 'This resource access already exists.', 'resource'),
   HR_USER_DOES_NOT_EXIST: entry(400, 'validation_error', 'invalid_input', 'User does not exist.'),
 
@@ -511,25 +408,10 @@ export const ERRORS = Object.freeze({
   HR_USER_DISTINCT_ID_REQUIRED: entry(400, 'validation_error', 'invalid_input', 'User distinct_id is required'),
   HR_GROUPS_PARAM_INVALID_JSON: entry(400, 'validation_error', 'invalid_input', 'Invalid JSON in groups parameter'),
   HR_GROUPS_PARAM_NOT_AN_OBJECT: entry(400, 'validation_error', 'invalid_input', 'groups must be a JSON object'),
-  HR_BLAST_RADIUS_NO_CONDITION: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    'Missing condition for which to get blast radius',
-  ),
+  HR_BLAST_RADIUS_NO_CONDITION: entry(400, 'validation_error', 'invalid_input', 'Missing condition for which to get blast radius'),
   HR_BLAST_RADIUS_CONDITION_NOT_AN_OBJECT: entry(400, 'validation_error', 'invalid_input', 'condition must be an object'),
-  HR_BLAST_RADIUS_PROPERTIES_NOT_A_LIST: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    'condition.properties must be a list',
-  ),
-  HR_BLAST_RADIUS_GROUP_TYPE_INDEX: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    'Invalid group type index for feature flag condition.',
-  ),
+  HR_BLAST_RADIUS_PROPERTIES_NOT_A_LIST: entry(400, 'validation_error', 'invalid_input', 'condition.properties must be a list'),
+  HR_BLAST_RADIUS_GROUP_TYPE_INDEX: entry(400, 'validation_error', 'invalid_input', 'Invalid group type index for feature flag condition.'),
   // Hedgerow's counter does not follow flag dependencies.
   HR_BLAST_RADIUS_FLAG_DEPENDENCY: entry(
     400,
@@ -552,12 +434,7 @@ export const ERRORS = Object.freeze({
   HR_FLAGS_EMPTY_BODY: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: empty request body'),
   HR_FLAGS_INVALID_JSON: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid JSON'),
   HR_FLAGS_INVALID_LZ64: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: invalid lz64 data'),
-  HR_FLAGS_NOT_AN_OBJECT: entry(
-    400,
-    'validation_error',
-    'malformed_data',
-    'Malformed request data: the body must be a JSON object',
-  ),
+  HR_FLAGS_NOT_AN_OBJECT: entry(400, 'validation_error', 'malformed_data', 'Malformed request data: the body must be a JSON object'),
   HR_FLAGS_MISSING_DISTINCT_ID: entry(
     400,
     'validation_error',
@@ -626,13 +503,7 @@ export const ERRORS = Object.freeze({
     'Cohort filters must be property groups of the form {"type": "AND" | "OR", "values": [...]}.',
     'filters',
   ),
-  HR_COHORT_GROUP_TYPE_INVALID: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    'Property group type must be "AND" or "OR".',
-    'filters',
-  ),
+  HR_COHORT_GROUP_TYPE_INVALID: entry(400, 'validation_error', 'invalid_input', 'Property group type must be "AND" or "OR".', 'filters'),
   HR_COHORT_LOOP: entry(400, 'validation_error', 'invalid_input', 'Cohorts cannot reference other cohorts in a loop.', 'filters'),
 
   // --- events ---
@@ -666,12 +537,7 @@ export const ERRORS = Object.freeze({
     '{name} must be an ISO-8601 date-time or a relative date such as -7d',
   ),
   HR_QUERY_UNSUPPORTED: entry(400, 'validation_error', 'invalid_input', 'Hedgerow does not support {name} on the {list}'),
-  HR_QUERY_FILTER_UNSUPPORTED: entry(
-    400,
-    'validation_error',
-    'invalid_input',
-    'Hedgerow does not filter the {list} by {name} yet',
-  ),
+  HR_QUERY_FILTER_UNSUPPORTED: entry(400, 'validation_error', 'invalid_input', 'Hedgerow does not filter the {list} by {name} yet'),
   HR_QUERY_PROPERTIES_UNPARSABLE: entry(400, 'validation_error', 'invalid_input', 'Properties are unparsable!', 'properties'),
 
   // --- persons and groups ---
@@ -736,12 +602,7 @@ export const ERRORS = Object.freeze({
     'more than one Content-Length header: the body length is ambiguous',
   ),
   HR_REQUEST_HEAD_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request head did not arrive in time'),
-  HR_REQUEST_BODY_IDLE: entry(
-    408,
-    'invalid_request',
-    'request_timeout',
-    'the request body stalled: no bytes arrived for {idle_ms} ms',
-  ),
+  HR_REQUEST_BODY_IDLE: entry(408, 'invalid_request', 'request_timeout', 'the request body stalled: no bytes arrived for {idle_ms} ms'),
   HR_REQUEST_BODY_TIMEOUT: entry(408, 'invalid_request', 'request_timeout', 'the request body took longer than {seconds} s'),
   HR_HEADERS_TOO_LARGE: entry(431, 'invalid_request', 'request_header_fields_too_large', 'request line and headers over 16 KB'),
   HR_TRANSFER_ENCODING_UNSUPPORTED: entry(
@@ -756,12 +617,7 @@ export const ERRORS = Object.freeze({
     'not_implemented',
     'Transfer-Encoding "{value}" is not supported: send chunked or a Content-Length',
   ),
-  HR_HTTP_VERSION_UNSUPPORTED: entry(
-    505,
-    'invalid_request',
-    'http_version_not_supported',
-    'HTTP version not supported: send HTTP/1.1',
-  ),
+  HR_HTTP_VERSION_UNSUPPORTED: entry(505, 'invalid_request', 'http_version_not_supported', 'HTTP version not supported: send HTTP/1.1'),
 
   // --- server ---
   HR_NOT_READY: entry(503, 'server_error', 'not_ready', 'Hedgerow is starting or shutting down; retry shortly.'),
@@ -777,12 +633,7 @@ export const ERRORS = Object.freeze({
     'store_unavailable',
     'Hedgerow cannot write to its store right now ({reason}); retry shortly.',
   ),
-  HR_CAPTURE_OVERLOADED: entry(
-    503,
-    'server_error',
-    'overloaded',
-    'Too many events are waiting to be stored. Please try again shortly.',
-  ),
+  HR_CAPTURE_OVERLOADED: entry(503, 'server_error', 'overloaded', 'Too many events are waiting to be stored. Please try again shortly.'),
   HR_INTERNAL: entry(500, 'server_error', 'server_error', 'Internal server error.'),
   // A bug met by a capture group or a /flags request: the reason is what was thrown.
   HR_INTERNAL_ERROR: entry(500, 'server_error', 'server_error', 'Internal error: {reason}'),

@@ -8,13 +8,7 @@ import { HedgerowError } from '../src/errors.js';
 import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
-import type {
-  ForwardedRequest,
-  FromThread,
-  HttpThreadSetup,
-  LocalAnswers,
-  ToThread,
-} from '../src/http/thread-messages.js';
+import type { ForwardedRequest, FromThread, HttpThreadSetup, LocalAnswers, ToThread } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsClientGone, uwsHeaderList } from '../src/http/uws-backend.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
@@ -162,26 +156,30 @@ if (!loaded.ok) {
   send({ type: 'failed', reason: `could not open the store: ${local.message}` });
 } else {
   const forwarder = new Forwarder();
-  const backend = createUwsBackend(loaded.uws, {
-    maxBodyBytes: setup.maxBodyBytes,
-    bodyIdleTimeoutMs: setup.bodyIdleTimeoutMs,
-    handler: (req) => {
-      const answered = local?.answer(req);
-      if (answered === undefined) return forwarder.forward(req, false);
-      const { route, response } = answered;
-      const count = (res: HttpResponse): HttpResponse => {
-        counts.add(route, req.method, res.status, req.body.byteLength);
-        return res;
-      };
-      return response instanceof Promise ? response.then(count) : count(response);
+  const backend = createUwsBackend(
+    loaded.uws,
+    {
+      maxBodyBytes: setup.maxBodyBytes,
+      bodyIdleTimeoutMs: setup.bodyIdleTimeoutMs,
+      handler: (req) => {
+        const answered = local?.answer(req);
+        if (answered === undefined) return forwarder.forward(req, false);
+        const { route, response } = answered;
+        const count = (res: HttpResponse): HttpResponse => {
+          counts.add(route, req.method, res.status, req.body.byteLength);
+          return res;
+        };
+        return response instanceof Promise ? response.then(count) : count(response);
+      },
+      tooLarge: (req) => forwarder.forward(req, true),
+      // A local route's bug, or a forwarded answer that cannot go on the wire (a bad header).
+      onError: (err) => {
+        reportBug(err);
+        return errorResponse(new HedgerowError('HR_INTERNAL'));
+      },
     },
-    tooLarge: (req) => forwarder.forward(req, true),
-    // A local route's bug, or a forwarded answer that cannot go on the wire (a bad header).
-    onError: (err) => {
-      reportBug(err);
-      return errorResponse(new HedgerowError('HR_INTERNAL'));
-    },
-  }, new Int32Array(setup.inFlight));
+    new Int32Array(setup.inFlight),
+  );
 
   port.on('message', (m: ToThread) => {
     switch (m.type) {
@@ -198,9 +196,7 @@ if (!loaded.ok) {
         void backend.stopAccepting().then(() => send({ type: 'stopped-accepting', id: m.id }));
         return;
       case 'drain':
-        void backend.drained(m.timeoutMs).then((drained) =>
-          send({ type: 'drained', id: m.id, drained }),
-        );
+        void backend.drained(m.timeoutMs).then((drained) => send({ type: 'drained', id: m.id, drained }));
         return;
       case 'collect':
         send({ type: 'collected', id: m.id, answers: counts.take() });

@@ -12,12 +12,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { PersonProcessor, StoreUnavailableError } from '../src/processing/person-processor.js';
-import type {
-  BlastRadiusReply,
-  ProcessorCommand,
-  ProcessorMessage,
-  ProcessorSetup,
-} from '../src/processing/processor-messages.js';
+import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from '../src/processing/processor-messages.js';
 import { openStore } from '../src/store/open-store.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 

@@ -11,11 +11,7 @@ import { validateTokenShape } from '../ingest/token.js';
 import type { AuthStore, Project } from '../store/auth-store.js';
 import { checkProjectAccess } from './authenticate-personal-key.js';
 
-export function resolveCaptureProject(
-  auth: AuthStore,
-  rawToken: string | undefined,
-  projectIdHint: number | undefined,
-): Project {
+export function resolveCaptureProject(auth: AuthStore, rawToken: string | undefined, projectIdHint: number | undefined): Project {
   if (rawToken === undefined) {
     throw new HedgerowError('HR_API_KEY_MISSING');
   }

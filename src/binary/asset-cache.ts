@@ -167,7 +167,12 @@ export interface PreparedCache {
  * Uses the first base that works: creates it, materializes the version directory, marks it in
  * use and removes stale siblings. Throws when no base works, naming each one's reason.
  */
-export function prepareAssetCache(manifest: AssetManifest, read: AssetReader, bases: readonly CacheBase[], nowMs = Date.now()): PreparedCache {
+export function prepareAssetCache(
+  manifest: AssetManifest,
+  read: AssetReader,
+  bases: readonly CacheBase[],
+  nowMs = Date.now(),
+): PreparedCache {
   const failures: string[] = [];
   for (const base of bases) {
     const root = path.join(base.dir, versionDirName(manifest));
@@ -180,5 +185,7 @@ export function prepareAssetCache(manifest: AssetManifest, read: AssetReader, ba
       failures.push(`${root}: ${(err as Error).message}`);
     }
   }
-  throw new Error(`cannot prepare the cache of native modules:\n  ${failures.join('\n  ')}\n(set HEDGEROW_CACHE_DIR to a writable directory)`);
+  throw new Error(
+    `cannot prepare the cache of native modules:\n  ${failures.join('\n  ')}\n(set HEDGEROW_CACHE_DIR to a writable directory)`,
+  );
 }

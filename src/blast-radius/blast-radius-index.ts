@@ -32,9 +32,7 @@ export interface BlastRadiusQuery {
   nowMs: number;
 }
 
-export type BlastRadiusAnswer =
-  | { ok: true; users_affected: number; total_users: number }
-  | { ok: false; unsupported: string };
+export type BlastRadiusAnswer = { ok: true; users_affected: number; total_users: number } | { ok: false; unsupported: string };
 
 /** A project's person table and how far its scan got (person ids ≤ `scannedThrough` are in). */
 interface PersonTable {

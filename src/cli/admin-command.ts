@@ -12,9 +12,7 @@ import { addRbacCommands } from './admin-rbac-commands.js';
 import { fail } from './open-data-dir.js';
 
 export function addAdminCommands(program: Command): void {
-  const admin = program
-    .command('admin')
-    .description('manage projects, users, personal API keys, roles and organization resource access');
+  const admin = program.command('admin').description('manage projects, users, personal API keys, roles and organization resource access');
 
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
   withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
@@ -86,16 +84,21 @@ export function addAdminCommands(program: Command): void {
         'comma-separated scopes, e.g. feature_flag:read,activity_log:read, or * (default: an unscoped key with full access)',
         '',
       )
-      .option('--projects <ids>', 'comma-separated project ids the key is limited to (default: all of the user\'s)')
+      .option('--projects <ids>', "comma-separated project ids the key is limited to (default: all of the user's)")
       .option('--json', 'print JSON'),
     (auth, o) => {
       const ref = String(o.user);
       const user = (/^\d+$/.test(ref) ? auth.user(Number(ref)) : auth.userByEmail(ref)) ?? fail(`no user ${ref}`);
-      const scopes = String(o.scopes).split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = String(o.scopes)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const badScope = invalidScope(scopes);
       if (badScope !== undefined) fail(badScope);
       const scopedTeams = o.projects
-        ? String(o.projects).split(',').map((p) => toInt(p.trim(), '--projects'))
+        ? String(o.projects)
+            .split(',')
+            .map((p) => toInt(p.trim(), '--projects'))
         : undefined;
       for (const id of scopedTeams ?? []) {
         const project = auth.project(id);
@@ -109,8 +112,10 @@ export function addAdminCommands(program: Command): void {
         scopes,
         ...(scopedTeams ? { scopedTeams } : {}),
       });
-      print(o, { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, key: secret }, (k) =>
-        `created personal API key ${k.id} for ${user.email} (shown once): ${k.key}`,
+      print(
+        o,
+        { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, key: secret },
+        (k) => `created personal API key ${k.id} for ${user.email} (shown once): ${k.key}`,
       );
     },
   );

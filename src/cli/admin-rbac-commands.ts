@@ -22,8 +22,10 @@ interface Ctx {
 export function addRbacCommands(admin: Command): void {
   const roles = admin.command('roles').description('roles of the organization and their members');
   withRbac(roles.command('list').description('list roles').option('--json', 'print JSON'), (c, o) =>
-    print(o, c.rbac.roles(c.org.id).map((r) => roleSummary(c, r)), (r) =>
-      `${r.id}\t${r.feature_flags_access_level}\t${r.members.length} members\t${r.name}`,
+    print(
+      o,
+      c.rbac.roles(c.org.id).map((r) => roleSummary(c, r)),
+      (r) => `${r.id}\t${r.feature_flags_access_level}\t${r.members.length} members\t${r.name}`,
     ),
   );
   withRbac(

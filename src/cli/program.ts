@@ -12,7 +12,7 @@ import { packageVersion } from './package-info.js';
 export async function runCli(argv: readonly string[]): Promise<void> {
   const program = new Command()
     .name('hedgerow')
-    .description('A self-hosted daemon that speaks PostHog\'s public wire protocol')
+    .description("A self-hosted daemon that speaks PostHog's public wire protocol")
     .version(packageVersion(), '-V, --version')
     .showHelpAfterError();
 

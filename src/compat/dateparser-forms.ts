@@ -63,7 +63,17 @@ function zoneOffsetMinutes(zone: string): number | undefined {
 }
 
 const NAMED_ZONES: Readonly<Record<string, number>> = {
-  gmt: 0, ut: 0, utc: 0, edt: -4, est: -5, cdt: -5, cst: -6, mdt: -6, mst: -7, pdt: -7, pst: -8,
+  gmt: 0,
+  ut: 0,
+  utc: 0,
+  edt: -4,
+  est: -5,
+  cdt: -5,
+  cst: -6,
+  mdt: -6,
+  mst: -7,
+  pdt: -7,
+  pst: -8,
 };
 
 const AMPM = '(am|pm|AM|PM)';

@@ -59,17 +59,11 @@ export function encodeCursor(cursor: Cursor): string {
 }
 
 /** One page of `items` (already in order) at `cursor`, with the cursors of its neighbours. */
-export function cursorPage<T>(
-  items: readonly T[],
-  cursor: Cursor | undefined,
-  pageSize: number,
-  order: CursorOrdering<T>,
-): CursorPage<T> {
+export function cursorPage<T>(items: readonly T[], cursor: Cursor | undefined, pageSize: number, order: CursorOrdering<T>): CursorPage<T> {
   const { offset, reverse, position } = cursor ?? { offset: 0, reverse: false, position: undefined };
   if (position !== undefined && !order.valid(position)) throw new HedgerowError('HR_INVALID_CURSOR');
   const pos = (item: T) => order.position(item);
-  const same = (a: string | undefined, b: string | undefined) =>
-    a !== undefined && b !== undefined && order.compare(a, b) === 0;
+  const same = (a: string | undefined, b: string | undefined) => a !== undefined && b !== undefined && order.compare(a, b) === 0;
 
   let seq = reverse ? [...items].reverse() : [...items];
   if (position !== undefined) {

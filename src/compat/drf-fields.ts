@@ -11,11 +11,24 @@ import { isPlainObject } from '../util/plain-object.js';
 import { parseDrfDateTime } from './drf-datetime.js';
 import { pythonNumber, pythonStr, pythonStrip, pythonTypeName } from './python-repr.js';
 
-const TRUE_VALUES = new Set<unknown>([
-  't', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true,
-]);
+const TRUE_VALUES = new Set<unknown>(['t', 'T', 'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON', '1', 1, true]);
 const FALSE_VALUES = new Set<unknown>([
-  'f', 'F', 'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF', '0', 0, false,
+  'f',
+  'F',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '0',
+  0,
+  false,
 ]);
 const NULL_STRINGS = new Set<unknown>(['null', 'Null', 'NULL', '']);
 

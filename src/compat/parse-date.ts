@@ -11,8 +11,7 @@ import { fieldsToMs } from './civil-date.js';
 const ISO_LIKE =
   /^(\d{4})([-/])(\d{1,2})\2(\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?$/;
 const US_SLASH = /^(\d{1,2})\/(\d{1,2})\/(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?$/;
-const RFC_2822 =
-  /^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|UT|UTC|GMT|[+-]\d{4})?$/;
+const RFC_2822 = /^(?:[A-Za-z]{3},\s*)?(\d{1,2})\s+([A-Za-z]{3})\s+(\d{4})\s+(\d{2}):(\d{2})(?::(\d{2}))?\s*(Z|UT|UTC|GMT|[+-]\d{4})?$/;
 const EPOCH = /^(\d{9,19})(?:\.(\d+))?$/;
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -143,16 +142,7 @@ export function parseDateMs(input: string): number | undefined {
   if (m !== null) {
     const month = MONTHS.indexOf((m[2] as string).toLowerCase()) + 1;
     if (month === 0) return undefined;
-    return toEpochMs(
-      Number(m[3]),
-      month,
-      Number(m[1]),
-      Number(m[4]),
-      Number(m[5]),
-      optionalNumber(m[6]),
-      0,
-      zoneMinutes(m[7]),
-    );
+    return toEpochMs(Number(m[3]), month, Number(m[1]), Number(m[4]), Number(m[5]), optionalNumber(m[6]), 0, zoneMinutes(m[7]));
   }
   m = EPOCH.exec(s);
   if (m !== null) {

@@ -18,7 +18,10 @@ export function pythonInt(raw: string): number | undefined {
  * 32 hex digits, hyphens anywhere, optional braces and `urn:uuid:` prefix. Else undefined.
  */
 export function canonicalUuid(raw: string): string | undefined {
-  const unprefixed = raw.trim().replace(/^urn:/i, '').replace(/^uuid:/i, '');
+  const unprefixed = raw
+    .trim()
+    .replace(/^urn:/i, '')
+    .replace(/^uuid:/i, '');
   // Braces stripped by index: `/^\{+|\}+$/g` is quadratic on a run of `}` not at the end.
   const hex = trimWhere(unprefixed, (c) => c === 0x7b /* { */ || c === 0x7d /* } */).replaceAll('-', '');
   if (!/^[0-9a-f]{32}$/i.test(hex)) return undefined;

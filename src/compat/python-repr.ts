@@ -91,7 +91,8 @@ function jsonDumpsString(s: string): string {
     else if (c === 0x09) out += '\\t';
     else if (c === 0x08) out += '\\b';
     else if (c === 0x0c) out += '\\f';
-    else if (c < 0x20 || c > 0x7e) out += `\\u${hex(c, 4)}`; // ensure_ascii: UTF-16 units
+    else if (c < 0x20 || c > 0x7e)
+      out += `\\u${hex(c, 4)}`; // ensure_ascii: UTF-16 units
     else out += s[i];
   }
   return out + '"';
@@ -109,9 +110,7 @@ export function pythonJsonDumps(value: unknown): string {
   }
   if (typeof value === 'string') return jsonDumpsString(value);
   if (Array.isArray(value)) return `[${value.map(pythonJsonDumps).join(', ')}]`;
-  const parts = Object.entries(value as Record<string, unknown>).map(
-    ([k, v]) => `${jsonDumpsString(k)}: ${pythonJsonDumps(v)}`,
-  );
+  const parts = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${jsonDumpsString(k)}: ${pythonJsonDumps(v)}`);
   return `{${parts.join(', ')}}`;
 }
 

@@ -39,10 +39,7 @@ export class ConfigError extends Error {
 }
 
 /** Where a setting's value came from, to name it the way the user set it. */
-type Origin =
-  | { from: 'file'; raw: unknown }
-  | { from: 'env'; raw: string }
-  | { from: 'flag'; raw: unknown };
+type Origin = { from: 'file'; raw: unknown } | { from: 'env'; raw: string } | { from: 'flag'; raw: unknown };
 
 type Json = Record<string, unknown>;
 
@@ -150,7 +147,7 @@ function describeErrors(errors: readonly ErrorObject[], origins: Map<string, Ori
     const path = missing ? [...at, params.missingProperty].join('.') : at.join('.');
     if (problems.has(path)) continue;
     const spec = SETTINGS.find((s) => s.path === path);
-    const expect = spec?.expect ?? (path === 'bootstrap' ? BOOTSTRAP_EXPECT : e.message ?? 'valid');
+    const expect = spec?.expect ?? (path === 'bootstrap' ? BOOTSTRAP_EXPECT : (e.message ?? 'valid'));
     problems.set(path, `${subject(path, spec, origins.get(path), fileLabel)}: must be ${expect}`);
   }
   const rank = (path: string): number => {

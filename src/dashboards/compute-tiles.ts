@@ -49,8 +49,7 @@ export function computeTile(id: number, insight: InsightDefinition, days: readon
   const series = (label: string, breakdown: string | null, values: readonly string[]): SeriesResult => {
     const data = days.map((d) => values.reduce((n, v) => n + (perDay.get(v)?.get(d) ?? 0), 0));
     const count = data.reduce((a, b) => a + b, 0);
-    const aggregated =
-      inRange === undefined ? count : values.reduce((n, v) => n + sum(inRange.get(v)?.values() ?? []), 0);
+    const aggregated = inRange === undefined ? count : values.reduce((n, v) => n + sum(inRange.get(v)?.values() ?? []), 0);
     return { label, breakdown_value: breakdown, data, days: [...days], labels, count, aggregated_value: aggregated };
   };
 

@@ -12,7 +12,16 @@ import type { DashboardPageModel, SeriesResult, TileView } from './dashboard-vie
 
 /** Series colours, readable on white; series past the last one cycle back to the first. */
 const SERIES_COLOURS: readonly string[] = [
-  '#1d4aff', '#cd0f74', '#43827e', '#621da6', '#f04f58', '#529a0a', '#0476fb', '#fe729e', '#35416b', '#d97706',
+  '#1d4aff',
+  '#cd0f74',
+  '#43827e',
+  '#621da6',
+  '#f04f58',
+  '#529a0a',
+  '#0476fb',
+  '#fe729e',
+  '#35416b',
+  '#d97706',
 ];
 
 /** The chart's coordinate system; CSS scales it to the page width. */
@@ -50,12 +59,7 @@ const STYLE = `
 
 /** Escapes the five characters that matter in HTML text and quoted attributes (and SVG). */
 export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** `1234567.5` → `1,234,567.5`: at most two decimals, commas every three digits, locale-free. */
@@ -144,8 +148,7 @@ function renderXAxis(axis: SeriesResult, dayCount: number): string {
     labels.push(`<text x="${coord(xAt(i, dayCount))}" y="${baseline + 20}" text-anchor="middle">${escapeHtml(text)}</text>`);
   }
   return (
-    `<line class="axis" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${baseline}" y2="${baseline}"/>\n` +
-    labels.join('\n')
+    `<line class="axis" x1="${CHART.left}" x2="${CHART.width - CHART.right}" y1="${baseline}" y2="${baseline}"/>\n` + labels.join('\n')
   );
 }
 
@@ -191,10 +194,7 @@ function renderLineGraph(tile: TileView): string {
   const axis = longestSeries(tile.result);
   if (axis === undefined) return `<p class="empty">${EMPTY_MESSAGE}</p>`;
   const dayCount = axis.data.length;
-  const highest = tile.result.reduce(
-    (most, series) => series.data.reduce((m, value) => Math.max(m, finiteOrZero(value)), most),
-    0,
-  );
+  const highest = tile.result.reduce((most, series) => series.data.reduce((m, value) => Math.max(m, finiteOrZero(value)), most), 0);
   const ticks = niceTicks(highest);
   const yMax = ticks[ticks.length - 1] ?? 1;
   const lines = tile.result.map((series, i) => renderSeriesLine(series, i, dayCount, yMax, axis));

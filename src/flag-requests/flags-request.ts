@@ -123,8 +123,7 @@ export function parseFlagsRequest(body: unknown): FlagsRequest {
   if (typeof body.evaluation_runtime === 'string') req.evaluationRuntime = runtimeFromText(body.evaluation_runtime);
 
   const anon =
-    nonEmptyString(firstPresent(body.$anon_distinct_id, body.anon_distinct_id)) ??
-    nonEmptyString(personProperties.$anon_distinct_id);
+    nonEmptyString(firstPresent(body.$anon_distinct_id, body.anon_distinct_id)) ?? nonEmptyString(personProperties.$anon_distinct_id);
   if (anon !== undefined) req.anonDistinctId = anon;
   const deviceId = nonEmptyString(firstPresent(body.$device_id, body.device_id));
   if (deviceId !== undefined) req.deviceId = deviceId;

@@ -30,8 +30,16 @@ export function handleFlags(
   endpoint: 'flags' | 'decide',
   side: FlagsSide & { readonly handsOn: false },
 ): HttpResponse | Promise<HttpResponse>;
-export function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', side: FlagsSide): HttpResponse | Promise<HttpResponse> | undefined;
-export function handleFlags(req: HttpRequest, endpoint: 'flags' | 'decide', side: FlagsSide): HttpResponse | Promise<HttpResponse> | undefined {
+export function handleFlags(
+  req: HttpRequest,
+  endpoint: 'flags' | 'decide',
+  side: FlagsSide,
+): HttpResponse | Promise<HttpResponse> | undefined;
+export function handleFlags(
+  req: HttpRequest,
+  endpoint: 'flags' | 'decide',
+  side: FlagsSide,
+): HttpResponse | Promise<HttpResponse> | undefined {
   if (req.method !== 'POST') return side.handsOn ? undefined : otherMethodResponse(req, endpoint);
   const outcome = side.evaluate(req, endpoint);
   if (outcome === undefined) return side.handsOn ? undefined : errorResponse(new HedgerowError('HR_NOT_READY'), corsHeaders(req));
@@ -93,12 +101,7 @@ function flagsOutcomeResponse(req: HttpRequest, endpoint: 'flags' | 'decide', ou
  * `get_minimal_flags_response`), and to a POST whose evaluation timed out (`errors`: SDKs keep
  * the values they have). Config fields say flags exist, so clients do not turn flags off.
  */
-function flaglessResponse(
-  req: HttpRequest,
-  endpoint: 'flags' | 'decide',
-  cors: Record<string, string>,
-  errors: boolean,
-): HttpResponse {
+function flaglessResponse(req: HttpRequest, endpoint: 'flags' | 'decide', cors: Record<string, string>, errors: boolean): HttpResponse {
   const query = parseFlagsQuery(req.query, endpoint);
   const body = EMPTY_ENCODER.encode({
     format: query.format,

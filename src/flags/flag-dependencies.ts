@@ -77,11 +77,7 @@ export function describeFlags(flags: readonly FeatureFlagRecord[]): string {
  * A path start → … → start through the dependency graph, if one exists. Depth first without
  * recursion (a chain of flags may be longer than the stack), each flag entered once.
  */
-function findCycle(
-  start: number,
-  direct: number[],
-  projectFlags: ReadonlyMap<number, FeatureFlagRecord>,
-): number[] | undefined {
+function findCycle(start: number, direct: number[], projectFlags: ReadonlyMap<number, FeatureFlagRecord>): number[] | undefined {
   const seen = new Set<number>();
   const path: { id: number; next: number[]; index: number }[] = [{ id: start, next: direct, index: 0 }];
   while (path.length > 0) {

@@ -71,7 +71,7 @@ function predicateFor(name: string, value: string, now: Date): Predicate | undef
     }
     case 'has_evaluation_tags': {
       const wanted = ['true', '1', 'yes', 'on'].includes(value.toLowerCase());
-      return (f) => (f.evaluation_tags.length > 0) === wanted;
+      return (f) => f.evaluation_tags.length > 0 === wanted;
     }
     default:
       return undefined;

@@ -28,19 +28,7 @@
  * with any.
  */
 
-import {
-  complement,
-  DIGIT,
-  DOT,
-  EMPTY,
-  overlaps,
-  range,
-  single,
-  SPACE,
-  union,
-  WORD,
-  type CharSet,
-} from './regex-char-set.js';
+import { complement, DIGIT, DOT, EMPTY, overlaps, range, single, SPACE, union, WORD, type CharSet } from './regex-char-set.js';
 
 /** Steps of one attempt, given the input's length. */
 export type RegexCost = (n: number) => number;

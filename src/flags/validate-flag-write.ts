@@ -69,10 +69,7 @@ function nullableBoolean(value: unknown, attr: string): boolean {
 /** The writable fields in the order of PostHog's `FeatureFlagSerializer.Meta.fields`. */
 const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
   ['name', (v, out) => (out.name = readCharField(v, 'name', { allowBlank: true }))],
-  [
-    'key',
-    (v, out, ctx) => (out.key = checkKey(readCharField(v, 'key', { allowBlank: false, maxLength: FLAG_KEY_MAX_LENGTH }), ctx)),
-  ],
+  ['key', (v, out, ctx) => (out.key = checkKey(readCharField(v, 'key', { allowBlank: false, maxLength: FLAG_KEY_MAX_LENGTH }), ctx))],
   [
     'filters',
     (v, out, ctx) => {
@@ -89,10 +86,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
   ['active', (v, out) => (out.active = readBooleanField(v, 'active', false) as boolean)],
   ['created_at', (v, out) => (out.created_at = readDateTimeField(v, 'created_at'))],
   ['version', (v) => readIntegerField(v, 'version')],
-  [
-    'ensure_experience_continuity',
-    (v, out) => (out.ensure_experience_continuity = nullableBoolean(v, 'ensure_experience_continuity')),
-  ],
+  ['ensure_experience_continuity', (v, out) => (out.ensure_experience_continuity = nullableBoolean(v, 'ensure_experience_continuity'))],
   ['rollback_conditions', (v, out) => (out.rollback_conditions = v)],
   ['performed_rollback', (v, out) => (out.performed_rollback = nullableBoolean(v, 'performed_rollback'))],
   ['tags', (v, out) => (out.tags = readTags(v, 'tags'))],
@@ -107,10 +101,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
       )),
   ],
   ['has_enriched_analytics', (v, out) => (out.has_enriched_analytics = nullableBoolean(v, 'has_enriched_analytics'))],
-  [
-    'creation_context',
-    (v) => readChoiceField(v, 'creation_context', CREATION_CONTEXTS, { allowBlank: false, allowNull: false }),
-  ],
+  ['creation_context', (v) => readChoiceField(v, 'creation_context', CREATION_CONTEXTS, { allowBlank: false, allowNull: false })],
   ['is_remote_configuration', (v, out) => (out.is_remote_configuration = nullableBoolean(v, 'is_remote_configuration'))],
   ['has_encrypted_payloads', (v, out) => (out.has_encrypted_payloads = nullableBoolean(v, 'has_encrypted_payloads'))],
   [

@@ -44,11 +44,7 @@ function equalsCurrent(field: (typeof COMPARED_FIELDS)[number], value: unknown, 
  * True when the update conflicts. `write`, the validated body, supplies the coerced new values
  * when given (tags tagified, PATCH filters without groups left out); else the raw body values.
  */
-export function findVersionConflict(
-  body: Readonly<Record<string, unknown>>,
-  current: FeatureFlagRecord,
-  write?: FlagWrite,
-): boolean {
+export function findVersionConflict(body: Readonly<Record<string, unknown>>, current: FeatureFlagRecord, write?: FlagWrite): boolean {
   if (body.version === undefined || body.version === current.version) return false;
   const original = body.original_flag;
   if (!isPlainObject(original) || Object.keys(original).length === 0) return false;

@@ -40,12 +40,7 @@ export interface OrganizationApiRequest extends ApiRequest {
 }
 
 /** Authenticates, checks the scope, then resolves `:project_id` (or the project a `?token=` names). */
-export function projectRequest(
-  auth: AuthStore,
-  http: HttpRequest,
-  params: Params,
-  scope: RequiredScope,
-): ProjectApiRequest {
+export function projectRequest(auth: AuthStore, http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
   const base = apiRequest(auth, http, scope);
   const token = base.query.get('token') ?? base.query.get('api_key') ?? stringField(base.body, 'token');
   let project: Project;
@@ -66,12 +61,7 @@ export function withCurrentProject(params: Params): Params {
 }
 
 /** Authenticates, checks the scope, then resolves `:organization_id` (an id or `@current`). */
-export function organizationRequest(
-  auth: AuthStore,
-  http: HttpRequest,
-  params: Params,
-  scope: RequiredScope,
-): OrganizationApiRequest {
+export function organizationRequest(auth: AuthStore, http: HttpRequest, params: Params, scope: RequiredScope): OrganizationApiRequest {
   const base = apiRequest(auth, http, scope);
   if (base.principal.key.scoped_teams) {
     // PostHog's APIScopePermission: a key limited to projects reaches project endpoints only.

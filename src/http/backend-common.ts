@@ -157,11 +157,7 @@ export function runTooLarge(opts: BackendOptions, req: Omit<HttpRequest, 'body'>
 }
 
 /** Hands `produce`'s answer, or onError's for what it throws or rejects with, to `send`. */
-function deliver(
-  opts: BackendOptions,
-  produce: () => Promise<HttpResponse> | HttpResponse,
-  send: (res: HttpResponse) => void,
-): void {
+function deliver(opts: BackendOptions, produce: () => Promise<HttpResponse> | HttpResponse, send: (res: HttpResponse) => void): void {
   let out: Promise<HttpResponse> | HttpResponse;
   try {
     out = produce();

@@ -22,9 +22,7 @@ export interface UwsBinding {
   us_socket_local_port(socket: us_listen_socket): number;
 }
 
-export type LoadUwsResult =
-  | { ok: true; uws: UwsBinding; binaryPath: string }
-  | { ok: false; reason: string };
+export type LoadUwsResult = { ok: true; uws: UwsBinding; binaryPath: string } | { ok: false; reason: string };
 
 const PACKAGE = '@trufflesuite/uws-js-unofficial';
 
@@ -64,12 +62,10 @@ function isBinding(mod: unknown): mod is UwsBinding {
   if (typeof mod !== 'object' || mod === null) return false;
   const m = mod as Record<string, unknown>;
   return (
-    typeof m['App'] === 'function' &&
-    typeof m['us_listen_socket_close'] === 'function' &&
-    typeof m['us_socket_local_port'] === 'function'
+    typeof m['App'] === 'function' && typeof m['us_listen_socket_close'] === 'function' && typeof m['us_socket_local_port'] === 'function'
   );
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0] ?? String(err) : String(err);
+  return err instanceof Error ? (err.message.split('\n')[0] ?? String(err)) : String(err);
 }

@@ -60,7 +60,13 @@ const UWS_REARM_EVERY_MS = 4000;
 
 /** uWS gives the method in lower case; the common ones are mapped without a new string. */
 const UPPER_METHODS: Readonly<Record<string, string>> = {
-  get: 'GET', post: 'POST', head: 'HEAD', options: 'OPTIONS', put: 'PUT', patch: 'PATCH', delete: 'DELETE',
+  get: 'GET',
+  post: 'POST',
+  head: 'HEAD',
+  options: 'OPTIONS',
+  put: 'PUT',
+  patch: 'PATCH',
+  delete: 'DELETE',
 };
 
 const NO_BODY = new Uint8Array(0);
@@ -318,4 +324,3 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
     },
   };
 }
-

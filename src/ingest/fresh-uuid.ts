@@ -61,8 +61,17 @@ export function formatV7(msecs: number, seq: number, bytes: Uint8Array, at = 0):
   const b10 = ((seq << 2) & 0xff) | ((bytes[at + 10] as number) & 0x03);
   return (
     prefix +
-    HEX[b6] + HEX[b7] + '-' + HEX[b8] + HEX[b9] + '-' + HEX[b10] +
-    HEX[bytes[at + 11] as number] + HEX[bytes[at + 12] as number] + HEX[bytes[at + 13] as number] +
-    HEX[bytes[at + 14] as number] + HEX[bytes[at + 15] as number]
+    HEX[b6] +
+    HEX[b7] +
+    '-' +
+    HEX[b8] +
+    HEX[b9] +
+    '-' +
+    HEX[b10] +
+    HEX[bytes[at + 11] as number] +
+    HEX[bytes[at + 12] as number] +
+    HEX[bytes[at + 13] as number] +
+    HEX[bytes[at + 14] as number] +
+    HEX[bytes[at + 15] as number]
   );
 }

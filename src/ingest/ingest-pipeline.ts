@@ -20,10 +20,7 @@ import { storeUnavailableError } from '../store/watch-store-writes.js';
 import type { WriteAvailability } from '../store/write-availability.js';
 
 export interface IngestPipelineOptions {
-  readonly config: Pick<
-    Readonly<Config>,
-    'dataDir' | 'sync' | 'batchWindowMs' | 'maxCaptureBytesInFlight' | 'maxPersonBacklog'
-  >;
+  readonly config: Pick<Readonly<Config>, 'dataDir' | 'sync' | 'batchWindowMs' | 'maxCaptureBytesInFlight' | 'maxPersonBacklog'>;
   readonly dbs: StoreDatabases;
   readonly auth: AuthStore;
   readonly workerPool: WorkerPool;
@@ -141,7 +138,8 @@ export class IngestPipeline {
           metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
           metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
           for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
-          for (const b of r.unreadable) log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
+          for (const b of r.unreadable)
+            log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
           this.capture.resume();
         },
         onRetry: (error, delayMs) => {

@@ -76,7 +76,10 @@ class CohortsApi {
       .list(req.project.id)
       .filter((c) => !c.deleted)
       .reverse();
-    return json(200, limitOffsetPage(http, req.query, live, parseLimitOffset(req.query), (c) => this.render(c)));
+    return json(
+      200,
+      limitOffsetPage(http, req.query, live, parseLimitOffset(req.query), (c) => this.render(c)),
+    );
   }
 
   async create(http: HttpRequest, params: Params): Promise<HttpResponse> {
@@ -156,7 +159,9 @@ class CohortsApi {
     const { idType, ids } = csv;
     if (idType === 'distinct_id') return { distinctIds: memberDistinctIds(ids) };
     const query: PersonsNamedQuery =
-      idType === 'person_id' ? { projectId, by: 'uuid', values: ids.map((id) => id.toLowerCase()) } : { projectId, by: 'email', values: ids };
+      idType === 'person_id'
+        ? { projectId, by: 'uuid', values: ids.map((id) => id.toLowerCase()) }
+        : { projectId, by: 'email', values: ids };
     return { distinctIds: (await this.deps.scans().personsNamed(query)).distinctIds };
   }
 
@@ -291,4 +296,3 @@ function csvMembers(upload: CsvUpload | undefined): readonly string[] {
   if ('error' in upload) throw upload.error;
   return upload.distinctIds;
 }
-

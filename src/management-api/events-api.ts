@@ -83,7 +83,9 @@ function personSummaries(deps: EventsApiDeps, projectId: number): (distinctId: s
           : {
               is_identified: person.is_identified,
               distinct_ids: deps.persons.distinctIdsOf(projectId, person.id).slice(0, 1),
-              properties: Object.fromEntries(SUMMARY_PROPERTIES.filter((k) => Object.hasOwn(person.properties, k)).map((k) => [k, person.properties[k]])),
+              properties: Object.fromEntries(
+                SUMMARY_PROPERTIES.filter((k) => Object.hasOwn(person.properties, k)).map((k) => [k, person.properties[k]]),
+              ),
             };
       known.set(distinctId, summary);
     }
@@ -134,7 +136,8 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   if (personId) {
     const ref = parsePersonRef(personId);
     if (ref === 'invalid') throw new HedgerowError('HR_EVENTS_PERSON_ID_INVALID');
-    if (ref === 'not_found') out.distinctIds = []; // an id no person can have: no event matches
+    if (ref === 'not_found')
+      out.distinctIds = []; // an id no person can have: no event matches
     else out.person = ref;
   }
   const after = q.get('after');

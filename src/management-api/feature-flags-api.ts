@@ -7,12 +7,7 @@
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { catalogueError, HedgerowError } from '../errors.js';
 import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
-import {
-  activeDependents,
-  checkFlagDependencies,
-  dependencyIds,
-  describeFlags,
-} from '../flags/flag-dependencies.js';
+import { activeDependents, checkFlagDependencies, dependencyIds, describeFlags } from '../flags/flag-dependencies.js';
 import { filterFlags, orderNewestFirst } from '../flags/list-filters.js';
 import { validateFlagWrite, type CohortInfo } from '../flags/validate-flag-write.js';
 import { findVersionConflict, versionConflictError } from '../flags/version-conflict.js';
@@ -90,7 +85,10 @@ class FlagApi {
     // filterFlags leaves out deleted flags.
     const flags = orderNewestFirst(filterFlags(this.deps.flags.list(req.project.id), req.query, now));
     const ctx = this.renderContext(req, now);
-    return json(200, limitOffsetPage(http, req.query, flags, parseLimitOffset(req.query), (f) => renderFlag(f, ctx)));
+    return json(
+      200,
+      limitOffsetPage(http, req.query, flags, parseLimitOffset(req.query), (f) => renderFlag(f, ctx)),
+    );
   }
 
   create(http: HttpRequest, params: Params): HttpResponse {

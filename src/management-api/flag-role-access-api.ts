@@ -53,7 +53,10 @@ class RoleAccessApi {
     let rows = flag ? this.deps.rbac.roleAccessForFlag(flag.id) : [];
     const roleId = req.query.get('role_id');
     if (roleId !== null) rows = rows.filter((r) => r.role_id === roleId);
-    return json(200, limitOffsetPage(http, req.query, rows, parseLimitOffset(req.query), (r) => this.render(req, r)));
+    return json(
+      200,
+      limitOffsetPage(http, req.query, rows, parseLimitOffset(req.query), (r) => this.render(req, r)),
+    );
   }
 
   create(http: HttpRequest, params: Params): HttpResponse {
@@ -120,14 +123,9 @@ class RoleAccessApi {
     const role = this.deps.rbac.role(row.role_id);
     return {
       id: row.id,
-      feature_flag: flag
-        ? renderFlag(flag, flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user)))
-        : null,
+      feature_flag: flag ? renderFlag(flag, flagRenderContextFor(this.deps.auth, this.deps.editPermission(req.principal.user))) : null,
       role: role
-        ? renderRole(
-            { auth: this.deps.auth, rbac: this.deps.rbac, flagKey: (p, id) => this.deps.flags.get(p, id)?.key },
-            role,
-          )
+        ? renderRole({ auth: this.deps.auth, rbac: this.deps.rbac, flagKey: (p, id) => this.deps.flags.get(p, id)?.key }, role)
         : null,
       added_at: row.added_at,
       updated_at: row.updated_at,

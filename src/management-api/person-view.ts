@@ -11,16 +11,7 @@ import { apiDateTime } from '../compat/iso-micros.js';
 import { pythonTruthy } from '../compat/python-repr.js';
 
 /** PostHog's default display-name properties, in order (a project may override them in PostHog; not here). */
-const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = [
-  'email',
-  'Email',
-  '$email',
-  'name',
-  'Name',
-  'username',
-  'Username',
-  'UserName',
-];
+const PERSON_DISPLAY_NAME_PROPERTIES: readonly string[] = ['email', 'Email', '$email', 'name', 'Name', 'username', 'Username', 'UserName'];
 
 /** PostHog lists at most this many distinct ids per person in the persons list. */
 export const LIST_DISTINCT_IDS_LIMIT = 1000;

@@ -11,11 +11,7 @@ import type { JsonObject } from '../http/api-request.js';
 import { hasOwn } from '../util/plain-object.js';
 
 /** A CharField (whitespace trimmed as Python's `strip`; blank, null, NUL and lone surrogates refused). */
-export function charField(
-  body: JsonObject,
-  name: string,
-  opts: { required: boolean; maxLength: number },
-): string | undefined {
+export function charField(body: JsonObject, name: string, opts: { required: boolean; maxLength: number }): string | undefined {
   const raw = present(body, name, opts.required);
   if (raw === undefined) return undefined;
   return readCharField(raw, name, { allowBlank: false, maxLength: opts.maxLength });

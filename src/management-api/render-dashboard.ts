@@ -68,9 +68,7 @@ function renderInsight(tile: TileView, def: InsightDefinition | undefined, compu
       date_from: '-30d',
       properties: {
         type: 'AND',
-        values: [
-          { type: 'AND', values: [{ key: flagProperty, type: 'event', value: [def?.flag_key ?? ''], operator: 'exact' }] },
-        ],
+        values: [{ type: 'AND', values: [{ key: flagProperty, type: 'event', value: [def?.flag_key ?? ''], operator: 'exact' }] }],
       },
       ...(def?.breakdown ? { breakdown: def.breakdown, breakdown_type: 'event' } : {}),
     },

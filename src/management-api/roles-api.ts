@@ -80,7 +80,10 @@ class RolesApi {
   listRoles(req: HttpRequest, params: Params): HttpResponse {
     const r = this.read(req, params, 'organization');
     const roles = this.deps.rbac.roles(r.organization.id);
-    return json(200, limitOffsetPage(req, r.query, roles, parseLimitOffset(r.query), (role) => renderRole(this.render, role)));
+    return json(
+      200,
+      limitOffsetPage(req, r.query, roles, parseLimitOffset(r.query), (role) => renderRole(this.render, role)),
+    );
   }
 
   createRole(req: HttpRequest, params: Params): HttpResponse {
@@ -121,7 +124,10 @@ class RolesApi {
   listMemberships(req: HttpRequest, params: Params): HttpResponse {
     const r = this.read(req, params, 'organization');
     const members = this.deps.rbac.memberships(this.roleOf(r, params).id);
-    return json(200, limitOffsetPage(req, r.query, members, parseLimitOffset(r.query), (m) => renderMembership(this.render, m)));
+    return json(
+      200,
+      limitOffsetPage(req, r.query, members, parseLimitOffset(r.query), (m) => renderMembership(this.render, m)),
+    );
   }
 
   addMembership(req: HttpRequest, params: Params): HttpResponse {

@@ -190,7 +190,7 @@ export function createMetrics(): Metrics {
 
   new Counter({
     name: 'hedgerow_thread_cpu_seconds_total',
-    help: 'User and system CPU time of each of the daemon\'s threads (main, http-N, pool-N, person-processor-1) by OS thread id, and of the rest of the process (other: V8, libuv and lmdb-js helper threads, ended threads)',
+    help: "User and system CPU time of each of the daemon's threads (main, http-N, pool-N, person-processor-1) by OS thread id, and of the rest of the process (other: V8, libuv and lmdb-js helper threads, ended threads)",
     labelNames: ['thread', 'tid'] as const,
     registers,
     collect() {

@@ -90,9 +90,10 @@ function mergeSide(value: unknown): MergeSide {
   return { id: String(value) };
 }
 
-function mergeTrigger(
-  e: Pick<StoredEvent, 'event' | 'distinct_id' | 'properties'>,
-): { merge?: PersonEventPlan['merge']; warning?: PersonEventWarning } {
+function mergeTrigger(e: Pick<StoredEvent, 'event' | 'distinct_id' | 'properties'>): {
+  merge?: PersonEventPlan['merge'];
+  warning?: PersonEventWarning;
+} {
   const props = e.properties;
   let kind: MergeKind;
   let value: unknown;

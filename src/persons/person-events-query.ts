@@ -17,8 +17,7 @@ export interface EventsPageQuery extends ListEventsQuery {
 export async function resolvePersonFilter(persons: PersonReader, q: EventsPageQuery, pacing: ScanPacing): Promise<ListEventsQuery> {
   const { person, ...query } = q;
   if (person === undefined) return query;
-  const found =
-    'id' in person ? persons.get(q.projectId, person.id) : await scanPersonByUuid(persons, q.projectId, person.uuid, pacing);
+  const found = 'id' in person ? persons.get(q.projectId, person.id) : await scanPersonByUuid(persons, q.projectId, person.uuid, pacing);
   const ids = found === undefined ? [] : persons.distinctIdsOf(q.projectId, found.id);
   const also = query.distinctIds;
   return { ...query, distinctIds: also === undefined ? ids : ids.filter((id) => also.includes(id)) };

@@ -186,11 +186,7 @@ function withOsFromName(properties: Readonly<Record<string, unknown>>): Record<s
  * `timestamp` is the event's normalized time; PostHog writes the raw client `timestamp` string
  * into `$survey_last_seen_date`, which for current SDKs is the same instant.
  */
-export function eventPropertyUpdates(
-  eventName: string,
-  properties: Readonly<Record<string, unknown>>,
-  timestamp: string,
-): PropertyUpdates {
+export function eventPropertyUpdates(eventName: string, properties: Readonly<Record<string, unknown>>, timestamp: string): PropertyUpdates {
   if (EVENTS_WITHOUT_PERSON_UPDATES.has(eventName)) return empty();
   if (eventName === '$groupidentify' || properties.$process_person_profile === false) return empty();
   const set = copyObject(properties.$set);

@@ -15,11 +15,7 @@ import type { AuthStore } from '../store/auth-store.js';
 import { encodeBlock, encodedEventSize } from '../store/event-log.js';
 import type { CaptureOutcome, CaptureTaskResult } from './tasks.js';
 
-export function runCaptureGroup(
-  requests: readonly CaptureRequest[],
-  auth: AuthStore,
-  maxDecompressedBytes: number,
-): CaptureTaskResult {
+export function runCaptureGroup(requests: readonly CaptureRequest[], auth: AuthStore, maxDecompressedBytes: number): CaptureTaskResult {
   const outcomes: CaptureOutcome[] = new Array(requests.length);
   const stats: IngestStats & { dropped: Record<DropReason, number> } = {
     accepted: 0,

@@ -207,19 +207,17 @@ export class IngestPool {
     this.inFlightTasks++;
     const requests = group.map((p) => p.req);
     const transferList = requests.map((r) => r.body.buffer).filter(ownsWholeBuffer(requests));
-    this.pool
-      .run<CaptureTaskResult>({ kind: 'capture', requests }, transferList)
-      .then(
-        (result) => {
-          this.release();
-          this.settleSafely(group, result);
-        },
-        (err: unknown) => {
-          this.release();
-          const error = outcomeOf(catalogueError('HR_CAPTURE_WORKER_FAILED', { reason: thrownText(err) }));
-          for (const p of group) p.resolve(error);
-        },
-      );
+    this.pool.run<CaptureTaskResult>({ kind: 'capture', requests }, transferList).then(
+      (result) => {
+        this.release();
+        this.settleSafely(group, result);
+      },
+      (err: unknown) => {
+        this.release();
+        const error = outcomeOf(catalogueError('HR_CAPTURE_WORKER_FAILED', { reason: thrownText(err) }));
+        for (const p of group) p.resolve(error);
+      },
+    );
   }
 
   /** Frees the slot as soon as the worker is done, so CPU work goes on while the commit is in flight. */
@@ -313,4 +311,3 @@ function ownsWholeBuffer(requests: CaptureRequest[]) {
     return true;
   };
 }
-

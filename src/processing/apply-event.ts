@@ -65,8 +65,7 @@ function applyGroups(batch: PersonBatch, e: StoredEvent): void {
     group_key: identify.groupKey,
     group_properties: next.properties,
     // PostHog keeps the earliest time it has seen the group at (`DateTime.min`), with any change.
-    created_at:
-      current === undefined || Date.parse(e.timestamp) < Date.parse(current.created_at) ? e.timestamp : current.created_at,
+    created_at: current === undefined || Date.parse(e.timestamp) < Date.parse(current.created_at) ? e.timestamp : current.created_at,
     version: (current?.version ?? -1) + 1,
   });
 }

@@ -26,6 +26,4 @@ export type BlastRadiusReply = BlastRadiusAnswer | { ok: false; error: string };
 /** Messages from the daemon to the processor's thread. */
 export type ProcessorCommand =
   /** Wakes the processor; `blocks`: where event-log blocks just written were put in the hand-off ring. */
-  | { type: 'tick'; blocks?: RingSlot[] }
-  | { type: 'stop' }
-  | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };
+  { type: 'tick'; blocks?: RingSlot[] } | { type: 'stop' } | { type: 'blast-radius'; id: number; query: BlastRadiusQuery };

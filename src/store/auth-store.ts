@@ -5,13 +5,7 @@
  * Reads are plain LMDB gets, so a change made by another process is seen on the next request.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  generatePersonalApiKey,
-  generateProjectToken,
-  hashPersonalApiKey,
-  isProjectToken,
-  maskPersonalApiKey,
-} from '../auth/keys.js';
+import { generatePersonalApiKey, generateProjectToken, hashPersonalApiKey, isProjectToken, maskPersonalApiKey } from '../auth/keys.js';
 import { isAdminLevel, ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
 import { TurnMemo } from '../util/turn-memo.js';
 import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
@@ -279,13 +273,10 @@ export class AuthStore {
   }
 
   /** Stores a personal API key (hashed) and returns the record and the secret, shown once. */
-  createPersonalApiKey(input: {
-    userId: number;
-    label: string;
-    scopes?: string[];
-    scopedTeams?: number[];
-    secret?: string;
-  }): { key: PersonalApiKey; secret: string } {
+  createPersonalApiKey(input: { userId: number; label: string; scopes?: string[]; scopedTeams?: number[]; secret?: string }): {
+    key: PersonalApiKey;
+    secret: string;
+  } {
     const secret = input.secret ?? generatePersonalApiKey();
     const hash = hashPersonalApiKey(secret);
     const key = this.dbs.root.transactionSync(() => {

@@ -23,11 +23,7 @@ export interface BootstrapResult {
 const ADMIN_EMAIL = 'admin@hedgerow.local';
 
 /** Creates the defaults when the store is empty; returns undefined when it was not. */
-export function bootstrapIfEmpty(
-  auth: AuthStore,
-  dataDir: string,
-  keys: BootstrapConfig,
-): BootstrapResult | undefined {
+export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: BootstrapConfig): BootstrapResult | undefined {
   if (!auth.isEmpty()) return undefined;
   const org = auth.createOrganization('Default organization');
   const project = auth.createProject({

@@ -122,12 +122,7 @@ export class FlagStore extends FlagReader {
    * validated fields to change (or throws). The version always moves by one, as in PostHog.
    * Throws HR_NOT_FOUND when the flag is not in the project.
    */
-  update(
-    projectId: number,
-    id: number,
-    actor: User,
-    prepare: (current: FeatureFlagRecord) => FlagWrite,
-  ): FeatureFlagRecord {
+  update(projectId: number, id: number, actor: User, prepare: (current: FeatureFlagRecord) => FlagWrite): FeatureFlagRecord {
     return this.dbs.root.transactionSync(() => {
       const current = this.get(projectId, id);
       if (!current) throw new HedgerowError('HR_NOT_FOUND');
@@ -145,8 +140,7 @@ export class FlagStore extends FlagReader {
         this.dashboards.renameFlagKeyInTransaction(projectId, next.usage_dashboard, current.key, next.key);
       }
       this.bumpVersion(projectId);
-      const verb: ActivityVerb =
-        next.deleted && !current.deleted ? 'deleted' : !next.deleted && current.deleted ? 'restored' : 'updated';
+      const verb: ActivityVerb = next.deleted && !current.deleted ? 'deleted' : !next.deleted && current.deleted ? 'restored' : 'updated';
       this.log(next, actor, verb, flagChanges(current, next), now);
       return next;
     });
@@ -198,13 +192,7 @@ export class FlagStore extends FlagReader {
     bumpFlagsVersion(this.dbs, projectId);
   }
 
-  private log(
-    flag: FeatureFlagRecord,
-    actor: User,
-    verb: ActivityVerb,
-    changes: ActivityChange[],
-    now: string,
-  ): void {
+  private log(flag: FeatureFlagRecord, actor: User, verb: ActivityVerb, changes: ActivityChange[], now: string): void {
     const user: ActivityUser = { first_name: actor.first_name, email: actor.email };
     this.activity.appendInTransaction({
       project_id: flag.project_id,

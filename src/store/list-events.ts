@@ -109,11 +109,7 @@ export interface EventsApiPage {
 }
 
 /** One page, or less of one where `shouldStop()` (asked after each block) answers true. */
-export function listEvents(
-  dbs: Pick<StoreDatabases, 'events'>,
-  q: ListEventsQuery,
-  shouldStop: () => boolean = () => false,
-): EventsPage {
+export function listEvents(dbs: Pick<StoreDatabases, 'events'>, q: ListEventsQuery, shouldStop: () => boolean = () => false): EventsPage {
   if (q.distinctIds?.length === 0) return { events: [], stop: 'end', skipped: 0 };
   const newest = q.order !== 'oldest';
   const from = q.cursor ? decodeCursor(q.cursor) : undefined;

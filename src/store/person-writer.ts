@@ -89,11 +89,7 @@ export class PersonBatch {
   }
 
   /** A new person owning `distinctId`. */
-  create(
-    projectId: number,
-    distinctId: string,
-    fields: Pick<PersonRecord, 'properties' | 'created_at' | 'is_identified'>,
-  ): PersonRecord {
+  create(projectId: number, distinctId: string, fields: Pick<PersonRecord, 'properties' | 'created_at' | 'is_identified'>): PersonRecord {
     const person: PersonRecord = {
       id: this.allocatePersonId(projectId),
       uuid: personUuid(projectId, distinctId),

@@ -18,13 +18,7 @@
  *   ['flag_role', flagId, roleId] / ['role_flag', roleId, flagId] → flag role access id
  */
 import { randomUUID } from 'node:crypto';
-import {
-  ACCESS_LEVEL,
-  DEFAULT_ACCESS_LEVEL,
-  FEATURE_FLAGS_RESOURCE,
-  type AccessLevel,
-  type Resource,
-} from '../auth/access-level.js';
+import { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, FEATURE_FLAGS_RESOURCE, type AccessLevel, type Resource } from '../auth/access-level.js';
 import { catalogueError, HedgerowError } from '../errors.js';
 import { isoMicros } from '../compat/iso-micros.js';
 import { nextId, type StoreDatabases, type StoreKey } from './open-store.js';
@@ -138,20 +132,14 @@ export class RbacStore {
    * level (37 when none is set) unless `featureFlagsAccessLevel` is given (PostHog's API always
    * overrides it; the command line may choose). A taken name → 400 unique on `name`.
    */
-  createRole(input: {
-    organizationId: string;
-    name: string;
-    createdBy: number | null;
-    featureFlagsAccessLevel?: AccessLevel;
-  }): Role {
+  createRole(input: { organizationId: string; name: string; createdBy: number | null; featureFlagsAccessLevel?: AccessLevel }): Role {
     return this.write(() => {
       this.assertRoleNameFree(input.organizationId, input.name);
       const role: Role = {
         id: randomUUID(),
         organization_id: input.organizationId,
         name: input.name,
-        feature_flags_access_level:
-          input.featureFlagsAccessLevel ?? this.resourceAccessLevel(input.organizationId, FEATURE_FLAGS_RESOURCE),
+        feature_flags_access_level: input.featureFlagsAccessLevel ?? this.resourceAccessLevel(input.organizationId, FEATURE_FLAGS_RESOURCE),
         created_at: isoMicros(),
         created_by: input.createdBy,
         seq: nextId(this.dbs, 'role'),
@@ -168,11 +156,7 @@ export class RbacStore {
    * A given name is checked against every role of the organization, this one included, as
    * PostHog's `validate_name` does (so re-sending the current name is refused too).
    */
-  updateRole(
-    organizationId: string,
-    id: string,
-    change: { name?: string; featureFlagsAccessLevel?: AccessLevel },
-  ): Role | undefined {
+  updateRole(organizationId: string, id: string, change: { name?: string; featureFlagsAccessLevel?: AccessLevel }): Role | undefined {
     return this.write(() => {
       const role = this.roleInOrganization(organizationId, id);
       if (!role) return undefined;
@@ -180,9 +164,7 @@ export class RbacStore {
       const updated: Role = {
         ...role,
         ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(change.featureFlagsAccessLevel !== undefined
-          ? { feature_flags_access_level: change.featureFlagsAccessLevel }
-          : {}),
+        ...(change.featureFlagsAccessLevel !== undefined ? { feature_flags_access_level: change.featureFlagsAccessLevel } : {}),
       };
       if (updated.name !== role.name) {
         this.dbs.rbac.removeSync(K.roleName(organizationId, role.name));

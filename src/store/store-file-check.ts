@@ -50,9 +50,7 @@ export function checkStoreFile(file: string): 'absent' | 'empty' | 'ok' {
     if (stat.size === 0) return 'empty';
     const first = readAt(fd, 0);
     const isLmdb =
-      first !== undefined &&
-      first.readUInt32LE(META_OFFSET) === MDB_MAGIC &&
-      first.readUInt32LE(META_OFFSET + 4) === MDB_DATA_VERSION;
+      first !== undefined && first.readUInt32LE(META_OFFSET) === MDB_MAGIC && first.readUInt32LE(META_OFFSET + 4) === MDB_DATA_VERSION;
     if (!isLmdb) throw new StoreFileError(`${file} is not a Hedgerow data file (no LMDB meta page)`);
     const pageSize = first.readUInt32LE(PAGE_SIZE_OFFSET);
     const second = pageSize > 0 && stat.size >= 2 * pageSize ? readAt(fd, pageSize) : undefined;
@@ -72,7 +70,9 @@ export function checkStoreFile(file: string): 'absent' | 'empty' | 'ok' {
     // newer meta of the two (lmdb-js's half-page meta is read only with `usePreviousSnapshot`).
     const lastPage = meta.readBigUInt64LE(LAST_PAGE_OFFSET);
     if (lastPage >= pages) {
-      throw new StoreFileError(`${file} is cut short: ${stat.size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`);
+      throw new StoreFileError(
+        `${file} is cut short: ${stat.size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`,
+      );
     }
     return 'ok';
   } finally {

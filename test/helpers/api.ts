@@ -57,14 +57,30 @@ export async function createUser(
   const dataDir = ['--data-dir', d.dataDir];
   const levelFlag = opts.level === 'admin' ? ['--admin'] : opts.level === 'owner' ? ['--owner'] : [];
   const u = await runCli([
-    'admin', 'users', 'create', '--email', opts.email, '--first-name', opts.email.split('@')[0]!,
-    '--project', String(opts.project ?? 1), ...levelFlag, '--json', ...dataDir,
+    'admin',
+    'users',
+    'create',
+    '--email',
+    opts.email,
+    '--first-name',
+    opts.email.split('@')[0]!,
+    '--project',
+    String(opts.project ?? 1),
+    ...levelFlag,
+    '--json',
+    ...dataDir,
     ...(opts.distinctId === undefined ? [] : ['--distinct-id', opts.distinctId]),
   ]);
   expect(u.code, u.stderr).toBe(0);
   const user = JSON.parse(u.stdout) as { id: number; uuid: string; email: string; distinct_id: string };
   const k = await runCli([
-    'admin', 'keys', 'create', '--user', opts.email, '--json', ...dataDir,
+    'admin',
+    'keys',
+    'create',
+    '--user',
+    opts.email,
+    '--json',
+    ...dataDir,
     ...(opts.scopes ? ['--scopes', opts.scopes.join(',')] : []),
     ...(opts.projects ? ['--projects', opts.projects.join(',')] : []),
   ]);
@@ -79,9 +95,7 @@ export interface ManagementVector {
   expected: { status: number; body_fragment: unknown };
 }
 
-const VECTORS = JSON.parse(
-  readFileSync(path.join(REPO_ROOT, 'test/fixtures/management-vectors.json'), 'utf8'),
-) as ManagementVector[];
+const VECTORS = JSON.parse(readFileSync(path.join(REPO_ROOT, 'test/fixtures/management-vectors.json'), 'utf8')) as ManagementVector[];
 
 /** Vector `i` with `{name}` placeholders in its path, body and expectation replaced. */
 export function managementVector(i: number, values: Record<string, string | number> = {}): ManagementVector {

@@ -159,9 +159,7 @@ export function runBackendSuite(name: string, factory: BackendFactory, variant =
       socket.pause();
       socket.write(`GET /text?n=${n}&seed=slow HTTP/1.1\r\nhost: x\r\n\r\n`);
       await sleep(100);
-      const others = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => request(port, { path: `/text?n=${n}&seed=other-${i}` })),
-      );
+      const others = await Promise.all(Array.from({ length: 20 }, (_, i) => request(port, { path: `/text?n=${n}&seed=other-${i}` })));
       others.forEach((r, i) => expect(r.body.equals(Buffer.from(sampleText(n, `other-${i}`), 'utf8'))).toBe(true));
       const expected = Buffer.from(sampleText(n, 'slow'), 'utf8');
       const received: Buffer[] = [];

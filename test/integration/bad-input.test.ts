@@ -97,7 +97,10 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
 
   it('deeply nested JSON (10000 arrays in properties, 100000 at the top): 400', async () => {
     const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
-    const r = await send(d, '/batch/', { body: batchJson(`,"properties":{"deep":${deep}}`), headers: { 'content-type': 'application/json' } });
+    const r = await send(d, '/batch/', {
+      body: batchJson(`,"properties":{"deep":${deep}}`),
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(r, 400, errorBody('validation_error', 'invalid_payload', 'Invalid payload: event 0 nests deeper than 128 levels'));
     const top = await send(d, '/e/', { body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` });
     expectError(top, 400, errorBody('validation_error', 'invalid_payload', 'Invalid payload: some events are null or not objects'));
@@ -129,7 +132,10 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
   });
 
   it('an event over the per-event limit: 413 event_too_large', async () => {
-    const r = await send(d, '/batch/', { body: batchJson(`,"properties":{"big":"${'y'.repeat(MiB + 10)}"}`), headers: { 'content-type': 'application/json' } });
+    const r = await send(d, '/batch/', {
+      body: batchJson(`,"properties":{"big":"${'y'.repeat(MiB + 10)}"}`),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(413);
     const body = r.json as { type: string; code: string; detail: string; attr: null };
     expect({ ...body, detail: undefined }).toEqual({ type: 'validation_error', code: 'event_too_large', detail: undefined, attr: null });
@@ -151,7 +157,11 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
     expect(r.json).toMatchObject({ type: 'validation_error', code: 'invalid_payload', attr: null });
     expect((r.json as { detail: string }).detail).toMatch(/^failed to parse request: /);
     const notEvents = (what: string) =>
-      errorBody('validation_error', 'invalid_payload', `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`);
+      errorBody(
+        'validation_error',
+        'invalid_payload',
+        `failed to parse request: the payload is ${what}, not an event, a list of events or a batch`,
+      );
     const scalar = await send(d, '/batch/', { body: '42', headers: { 'content-type': 'application/json' } });
     expectError(scalar, 400, notEvents('a number'));
     // null and true are also four characters of base64: read as the JSON they are, on every path
@@ -174,7 +184,10 @@ describe.each(BACKENDS)('bad input (%s backend)', (backend) => {
   });
 
   it('garbage lz64: 400', async () => {
-    const r = await send(d, '/e/?compression=lz64', { body: 'data=%21%21%21%21', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const r = await send(d, '/e/?compression=lz64', {
+      body: 'data=%21%21%21%21',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(r.status).toBe(400);
     expect(r.json).toMatchObject({ type: 'validation_error', code: 'invalid_payload', attr: null });
     await expectStillServing('lz64');

@@ -132,7 +132,7 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     await expectStored(distinctId, sent);
   });
 
-  it("a form whose key is its api_key (or token) field, as Django read it, and not in the JSON", async () => {
+  it('a form whose key is its api_key (or token) field, as Django read it, and not in the JSON', async () => {
     const distinctId = uniqueId('form-key');
     const [first, second] = [randomUUID(), randomUUID()];
     const data = (uuid: string) => encodeURIComponent(JSON.stringify([{ uuid, event: 'form key', distinct_id: distinctId }]));
@@ -142,14 +142,20 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     expect([byToken.status, byToken.json]).toEqual([200, OK]);
     const stored = await eventsOf(d, distinctId);
     expect(stored.map((e) => e.id).sort()).toEqual([first, second].sort());
-    const unknown = await send(d, '/e/', { body: `data=${data(randomUUID())}&api_key=phc_unknown_key_0001`, headers: { 'content-type': FORM } });
+    const unknown = await send(d, '/e/', {
+      body: `data=${data(randomUUID())}&api_key=phc_unknown_key_0001`,
+      headers: { 'content-type': FORM },
+    });
     expect(unknown.status).toBe(401);
   });
 
   it('a form data= with urlencoded plain JSON', async () => {
     const distinctId = uniqueId('form-json');
     const uuid = randomUUID();
-    const json = JSON.stringify({ api_key: d.projectKey, batch: [{ uuid, event: 'form json', distinct_id: distinctId, properties: { s: 'a+b c&d=e' } }] });
+    const json = JSON.stringify({
+      api_key: d.projectKey,
+      batch: [{ uuid, event: 'form json', distinct_id: distinctId, properties: { s: 'a+b c&d=e' } }],
+    });
     const r = await send(d, '/i/v0/e/', { body: `data=${encodeURIComponent(json)}`, headers: { 'content-type': FORM } });
     expect([r.status, r.json]).toEqual([200, OK]);
     const [e] = await expectStored(distinctId, [{ uuid, event: 'form json' }]);
@@ -257,7 +263,12 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
         c.close();
       },
     });
-    const res = await fetch(`${d.baseUrl}/e/`, { method: 'POST', body, headers: { 'content-type': 'text/plain' }, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${d.baseUrl}/e/`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'text/plain' },
+      duplex: 'half',
+    } as RequestInit);
     expect([res.status, await res.json()]).toEqual([200, OK]);
     await expectStored(distinctId, events);
   });
@@ -294,7 +305,12 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
   it('GET data= with raw base64 whose + became a space in the query', async () => {
     const distinctId = uniqueId('get-plus');
     const uuid = randomUUID();
-    const { base64 } = payloadWithPlus((nonce) => ({ uuid, event: 'get plus', distinct_id: distinctId, properties: { token: d.projectKey, nonce } }));
+    const { base64 } = payloadWithPlus((nonce) => ({
+      uuid,
+      event: 'get plus',
+      distinct_id: distinctId,
+      properties: { token: d.projectKey, nonce },
+    }));
     const r = await send(d, `/i/v0/e/?data=${base64.replaceAll('/', '%2F').replaceAll('=', '%3D')}`);
     expect([r.status, r.json]).toEqual([200, OK]);
     await expectStored(distinctId, [{ uuid, event: 'get plus' }]);

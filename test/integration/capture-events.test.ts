@@ -78,9 +78,12 @@ describe.each(BACKENDS)('per-event normalization (%s backend)', (backend) => {
     // The client clock runs 2 hours ahead; the event happened 10 minutes before sending.
     const clientNow = Date.now() + 2 * HOUR;
     const sentAt = new Date(clientNow).toISOString();
-    const r = await batch([{ uuid: randomUUID(), event: 'skewed', distinct_id: id, timestamp: new Date(clientNow - 600_000).toISOString() }], {
-      sent_at: sentAt,
-    });
+    const r = await batch(
+      [{ uuid: randomUUID(), event: 'skewed', distinct_id: id, timestamp: new Date(clientNow - 600_000).toISOString() }],
+      {
+        sent_at: sentAt,
+      },
+    );
     expect([r.status, r.json]).toEqual([200, OK]);
     const [e] = await eventsOf(d, id);
     const expected = Date.parse(e!.created_at) - 600_000; // created_at is the server's `now`
@@ -92,7 +95,12 @@ describe.each(BACKENDS)('per-event normalization (%s backend)', (backend) => {
     const id = uniqueId('query-sent-at');
     const clientNow = Date.now() - HOUR; // client clock one hour behind
     const events = [
-      { uuid: randomUUID(), event: 'query sent_at', properties: { token: d.projectKey, distinct_id: id }, timestamp: new Date(clientNow - 1000).toISOString() },
+      {
+        uuid: randomUUID(),
+        event: 'query sent_at',
+        properties: { token: d.projectKey, distinct_id: id },
+        timestamp: new Date(clientNow - 1000).toISOString(),
+      },
       {
         uuid: randomUUID(),
         event: 'ignored sent_at',
@@ -222,7 +230,12 @@ describe.each(BACKENDS)('per-event normalization (%s backend)', (backend) => {
       expect({ i, kind, reply: [r.status, got] }).toEqual({ i, kind, reply: expected[kind] });
     });
     const stored = await eventsOf(d, id);
-    expect(stored.map((e) => e.id).sort()).toEqual(plan.filter((p) => p.kind === 'good').map((p) => p.uuid).sort());
+    expect(stored.map((e) => e.id).sort()).toEqual(
+      plan
+        .filter((p) => p.kind === 'good')
+        .map((p) => p.uuid)
+        .sort(),
+    );
   });
 
   it('refuses an event whose properties are not an object', async () => {

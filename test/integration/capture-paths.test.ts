@@ -57,11 +57,7 @@ describe.each(BACKENDS)('capture paths and CORS (%s backend)', (backend) => {
       const r = await send(d, `${path}?data=${encodeURIComponent(payload)}`);
       expect({ path, status: r.status, body: r.json }).toEqual({ path, status: 200, body: OK });
     }
-    expect((await eventsOf(d, distinctId)).map((e) => e.event)).toEqual([
-      'get json /e/',
-      'get json /i/v0/e',
-      'get json /batch/',
-    ]);
+    expect((await eventsOf(d, distinctId)).map((e) => e.event)).toEqual(['get json /e/', 'get json /i/v0/e', 'get json /batch/']);
   });
 
   it.each(['/e/', '/batch', '/i/v0/e/', '/engage'])('answers the CORS preflight on %s with mirrored headers', async (path) => {

@@ -63,7 +63,11 @@ describe('hedgerow admin while the daemon runs', () => {
   it('a personal key as api_key goes to the project named by project_id, if its user may use it', async () => {
     const id = uniqueId('phx-project');
     const uuid = randomUUID();
-    const r = await postJson(d, '/batch/', { api_key: d.personalKey, project_id: 2, batch: [{ uuid, event: 'phx into 2', distinct_id: id }] });
+    const r = await postJson(d, '/batch/', {
+      api_key: d.personalKey,
+      project_id: 2,
+      batch: [{ uuid, event: 'phx into 2', distinct_id: id }],
+    });
     expect([r.status, r.json]).toEqual([200, OK]);
     expect((await eventsOf(d, id, 2)).map((e) => e.id)).toEqual([uuid]);
     const missing = await postJson(d, '/batch/?project_id=99', { api_key: d.personalKey, batch: [{ event: 'nowhere', distinct_id: id }] });
@@ -123,7 +127,14 @@ describe('hedgerow admin while the daemon runs', () => {
     const r = await admin('users', 'create', '--email', 'bob@example.com', '--first-name', 'Bob', '--json');
     expect(r.code).toBe(0);
     const user = parseJson<Record<string, unknown>>(r.stdout);
-    expect(user).toMatchObject({ id: 2, email: 'bob@example.com', first_name: 'Bob', current_project_id: 1, is_staff: false, organization_level: 1 });
+    expect(user).toMatchObject({
+      id: 2,
+      email: 'bob@example.com',
+      first_name: 'Bob',
+      current_project_id: 1,
+      is_staff: false,
+      organization_level: 1,
+    });
 
     const dup = await admin('users', 'create', '--email', 'bob@example.com');
     expect(dup.code).toBe(2);
@@ -149,7 +160,10 @@ describe('hedgerow admin while the daemon runs', () => {
       code: 2,
       stderr: 'hedgerow: Invalid scope: bogus:scope\n',
     });
-    expect(await admin(...createKey, '--scopes', 'feature_flag:delete')).toMatchObject({ code: 2, stderr: 'hedgerow: Invalid scope: feature_flag:delete\n' });
+    expect(await admin(...createKey, '--scopes', 'feature_flag:delete')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: Invalid scope: feature_flag:delete\n',
+    });
     const noProject = await admin(...createKey, '--projects', '1,9999');
     expect(noProject.code).toBe(2);
     expect(noProject.stderr).toMatch(/^hedgerow: You must be a member of all teams that you are scoping the key to\. \(no project 9999 /);
@@ -160,7 +174,9 @@ describe('hedgerow admin while the daemon runs', () => {
     const empty = makeTempDir();
     const r = await runCli(['admin', 'projects', 'list', '--data-dir', empty]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`hedgerow: no Hedgerow data in ${empty}: start the daemon once (hedgerow serve --data-dir ${empty}) to create it\n`);
+    expect(r.stderr).toBe(
+      `hedgerow: no Hedgerow data in ${empty}: start the daemon once (hedgerow serve --data-dir ${empty}) to create it\n`,
+    );
   });
 
   it('admin on a file that is not Hedgerow data says so (LMDB crashed on it before)', async () => {
@@ -211,7 +227,9 @@ describe('bad configuration', () => {
   it('--workers 999 exits non-zero naming the flag', async () => {
     const r = await serve(['--workers', '999']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  --workers="999": must be an integer between 0 and 256 (0 = one per core)\n');
+    expect(r.stderr).toBe(
+      'hedgerow: invalid configuration (1 problem):\n  --workers="999": must be an integer between 0 and 256 (0 = one per core)\n',
+    );
   });
 
   it('a data directory that is a file exits non-zero naming the setting', async () => {
@@ -317,7 +335,10 @@ describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
     const id = uniqueId('inflight');
     const uuid = randomUUID();
     const body = Buffer.from(
-      JSON.stringify({ api_key: d.projectKey, batch: [{ uuid, event: 'in flight', distinct_id: id, properties: { pad: 'p'.repeat(5000) } }] }),
+      JSON.stringify({
+        api_key: d.projectKey,
+        batch: [{ uuid, event: 'in flight', distinct_id: id, properties: { pad: 'p'.repeat(5000) } }],
+      }),
     );
     const half = Math.floor(body.length / 2);
     const req = http.request({

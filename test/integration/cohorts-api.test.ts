@@ -25,7 +25,10 @@ describe('cohorts API', () => {
   }
 
   const personGroup = {
-    properties: { type: 'OR', values: [{ type: 'AND', values: [{ key: 'email', value: '@example.com', type: 'person', operator: 'icontains' }] }] },
+    properties: {
+      type: 'OR',
+      values: [{ type: 'AND', values: [{ key: 'email', value: '@example.com', type: 'person', operator: 'icontains' }] }],
+    },
   };
 
   it('creates, lists newest first, reads, updates and soft-deletes', async () => {
@@ -77,7 +80,14 @@ describe('cohorts API', () => {
             {
               type: 'OR',
               values: [
-                { key: '$pageview', event_type: 'events', time_value: 2, time_interval: 'week', value: 'performed_event_first_time', type: 'behavioral' },
+                {
+                  key: '$pageview',
+                  event_type: 'events',
+                  time_value: 2,
+                  time_interval: 'week',
+                  value: 'performed_event_first_time',
+                  type: 'behavioral',
+                },
               ],
             },
           ],
@@ -92,33 +102,57 @@ describe('cohorts API', () => {
   });
 
   it('refuses behavioural filters PATCHed into a cohort an active flag uses, directly or through a cohort', async () => {
-    const behaviouralLeaf = { key: '$pageview', event_type: 'events', time_value: 30, time_interval: 'day', value: 'performed_event', type: 'behavioral' };
+    const behaviouralLeaf = {
+      key: '$pageview',
+      event_type: 'events',
+      time_value: 30,
+      time_interval: 'day',
+      value: 'performed_event',
+      type: 'behavioral',
+    };
     const used = await createCohort({ name: 'used by a flag', filters: personGroup });
-    const outer = await createCohort({ name: 'outer', filters: { properties: { type: 'AND', values: [{ key: 'id', value: used.id, type: 'cohort' }] } } });
+    const outer = await createCohort({
+      name: 'outer',
+      filters: { properties: { type: 'AND', values: [{ key: 'id', value: used.id, type: 'cohort' }] } },
+    });
     const flag = await admin.post('/api/projects/1/feature_flags/', {
       key: `uses-outer-${outer.id}`,
       filters: { groups: [{ properties: [{ key: 'id', type: 'cohort', value: outer.id }], rollout_percentage: 100 }] },
     });
     expect(flag.status, flag.text).toBe(201);
-    const direct = await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [behaviouralLeaf] }] } } });
+    const direct = await admin.patch(`${COHORTS}${used.id}/`, {
+      filters: { properties: { type: 'OR', values: [{ type: 'AND', values: [behaviouralLeaf] }] } },
+    });
     expect([direct.status, direct.json]).toEqual([
       400,
-      errorBody('validation_error', 'behavioral_cohort_found', 'Behavioral filters cannot be added to cohorts used in feature flags.', 'filters'),
+      errorBody(
+        'validation_error',
+        'behavioral_cohort_found',
+        'Behavioral filters cannot be added to cohorts used in feature flags.',
+        'filters',
+      ),
     ]);
     const events = await createCohort({ name: 'events', filters: { properties: { type: 'OR', values: [behaviouralLeaf] } } });
-    const nested = await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'AND', values: [{ key: 'id', value: events.id, type: 'cohort' }] } } });
+    const nested = await admin.patch(`${COHORTS}${used.id}/`, {
+      filters: { properties: { type: 'AND', values: [{ key: 'id', value: events.id, type: 'cohort' }] } },
+    });
     expect([nested.status, (nested.json as { detail: string }).detail]).toEqual([
       400,
       "A cohort dependency (events) has filters based on events. These cohorts can't be used in feature flags.",
     ]);
     // Once no active flag uses it, the cohort takes them.
     expect((await admin.patch(`/api/projects/1/feature_flags/${(flag.json as { id: number }).id}/`, { active: false })).status).toBe(200);
-    expect((await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'OR', values: [behaviouralLeaf] } } })).status).toBe(200);
+    expect(
+      (await admin.patch(`${COHORTS}${used.id}/`, { filters: { properties: { type: 'OR', values: [behaviouralLeaf] } } })).status,
+    ).toBe(200);
   });
 
   it('holds a description to 1,000 characters, as its column', async () => {
     const r = await admin.post(COHORTS, { name: 'long', description: 'd'.repeat(1001) });
-    expect([r.status, r.json]).toEqual([400, errorBody('validation_error', 'max_length', 'Ensure this field has no more than 1000 characters.', 'description')]);
+    expect([r.status, r.json]).toEqual([
+      400,
+      errorBody('validation_error', 'max_length', 'Ensure this field has no more than 1000 characters.', 'description'),
+    ]);
     expect((await admin.post(COHORTS, { name: 'fits', description: 'd'.repeat(1000) })).status).toBe(201);
   });
 

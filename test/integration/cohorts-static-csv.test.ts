@@ -247,9 +247,6 @@ describe.each(BACKENDS)('static cohort CSV upload (%s)', (backend) => {
     expect((await upload('POST', COHORTS, fields, 'phx_not_a_real_key_0000000000000000000000000000')).status).toBe(401);
     const reader = await createUser(d, { email: `csv-reader-${backend}@example.com`, scopes: ['cohort:read'] });
     const denied = await upload('POST', COHORTS, fields, reader.key);
-    expect([denied.status, (denied.json as { detail: string }).detail]).toEqual([
-      403,
-      "API key missing required scope 'cohort:write'",
-    ]);
+    expect([denied.status, (denied.json as { detail: string }).detail]).toEqual([403, "API key missing required scope 'cohort:write'"]);
   });
 });

@@ -63,7 +63,15 @@ describe('usage dashboard page in Chromium', () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // As root in a container, without Chromium's calls home (this machine has no network for them).
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
     const response = await page.goto(url);
@@ -74,9 +82,7 @@ describe('usage dashboard page in Chromium', () => {
     expect((await lines.evaluateAll((els) => els.map((e) => e.getAttribute('data-series-label')))).sort()).toEqual(
       [...perVariant.keys()].sort(),
     );
-    const lastPointHeights = await lines.evaluateAll((els) =>
-      els.map((e) => (e.getAttribute('points') ?? '').trim().split(/\s+/).length),
-    );
+    const lastPointHeights = await lines.evaluateAll((els) => els.map((e) => (e.getAttribute('points') ?? '').trim().split(/\s+/).length));
     for (const points of lastPointHeights) expect(points).toBe(31);
 
     const rows = page.locator('section[data-display="ActionsTable"] tr[data-series-label]');

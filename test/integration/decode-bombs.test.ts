@@ -79,7 +79,9 @@ describe('decoding bombs (uws backend, two workers)', () => {
     // Warm up every path the bombs take, so that the baseline includes what normal traffic costs.
     for (let i = 0; i < 20; i++) {
       const batch = { api_key: d.projectKey, batch: [{ event: 'warm-up', distinct_id: uniqueId('warm'), properties: { i } }] };
-      expect((await send(d, '/batch/', { body: gzipSync(JSON.stringify(batch)), headers: { 'content-encoding': 'gzip' } })).status).toBe(200);
+      expect((await send(d, '/batch/', { body: gzipSync(JSON.stringify(batch)), headers: { 'content-encoding': 'gzip' } })).status).toBe(
+        200,
+      );
       expect((await postJson(d, '/e/', batch)).status).toBe(200);
       expect((await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: 'warm' })).status).toBe(200);
     }

@@ -111,7 +111,7 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(await ids({ distinct_id: uniqueId('nobody') })).toEqual([]);
   });
 
-  it("gives each listed event its person: identified or not, first distinct id, and only email, name and username", async () => {
+  it('gives each listed event its person: identified or not, first distinct id, and only email, name and username', async () => {
     const user = uniqueId('summary-user');
     const loner = uniqueId('summary-personless');
     const identify = {
@@ -128,7 +128,9 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     const [alone] = (await listEvents(d, { distinct_id: loner })).results as unknown as Array<Record<string, unknown>>;
     expect(alone!.person).toBeNull();
     // The retrieve view has no persons to give, as PostHog's.
-    expect(((await api(`/api/projects/1/events/${identify.uuid}/`, bearer(d.personalKey))).json as Record<string, unknown>).person).toBeNull();
+    expect(
+      ((await api(`/api/projects/1/events/${identify.uuid}/`, bearer(d.personalKey))).json as Record<string, unknown>).person,
+    ).toBeNull();
   });
 
   it('leaves out events dated more than 5 s ahead unless before says otherwise, as PostHog does', async () => {
@@ -169,7 +171,7 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(new Set(seen).size).toBe(25);
   });
 
-  it('person_id (UUID or integer id) lists the events of all the person\'s distinct ids', async () => {
+  it("person_id (UUID or integer id) lists the events of all the person's distinct ids", async () => {
     const anon = uniqueId('anon');
     const user = uniqueId('user');
     const other = uniqueId('other');
@@ -228,9 +230,17 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     }
     const refused: Array<[string, string, string]> = [
       [`orderBy=${encodeURIComponent('["event"]')}`, 'orderBy', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only'],
-      [`orderBy=${encodeURIComponent('["-timestamp","event"]')}`, 'orderBy', 'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only'],
+      [
+        `orderBy=${encodeURIComponent('["-timestamp","event"]')}`,
+        'orderBy',
+        'Hedgerow orders the events list by ["-timestamp"] or ["timestamp"] only',
+      ],
       ['orderBy=timestamp', 'orderBy', 'orderBy must be a JSON list'],
-      [`properties=${encodeURIComponent('[{"key":"plan","value":"pro"}]')}`, 'properties', 'Hedgerow does not filter the events list by properties yet'],
+      [
+        `properties=${encodeURIComponent('[{"key":"plan","value":"pro"}]')}`,
+        'properties',
+        'Hedgerow does not filter the events list by properties yet',
+      ],
       ['properties=%7Bnope', 'properties', 'Properties are unparsable!'],
       [`select=${encodeURIComponent('["event"]')}`, 'select', 'Hedgerow does not support select on the events list'],
       [`where=${encodeURIComponent('["1"]')}`, 'where', 'Hedgerow does not support where on the events list'],
@@ -304,7 +314,10 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
 
     const unknown = randomUUID();
     const missing = await api(`/api/projects/1/events/${unknown}`, h);
-    expect([missing.status, missing.json]).toEqual([404, errorBody('invalid_request', 'not_found', `No events exist for event UUID ${unknown}`)]);
+    expect([missing.status, missing.json]).toEqual([
+      404,
+      errorBody('invalid_request', 'not_found', `No events exist for event UUID ${unknown}`),
+    ]);
     const invalid = await api('/api/projects/1/events/not-a-uuid/', h);
     expect([invalid.status, invalid.json]).toEqual([400, errorBody('validation_error', 'invalid', 'Invalid UUID')]);
     const noKey = await api(`/api/projects/1/events/${uuid}/`);
@@ -314,7 +327,10 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
   it('400 for a bad limit, cursor or date', async () => {
     const h = bearer(d.personalKey);
     const limit = await api('/api/projects/1/events/?limit=0', h);
-    expect([limit.status, limit.json]).toEqual([400, errorBody('validation_error', 'invalid_input', 'limit must be a positive integer', 'limit')]);
+    expect([limit.status, limit.json]).toEqual([
+      400,
+      errorBody('validation_error', 'invalid_input', 'limit must be a positive integer', 'limit'),
+    ]);
     const cursor = await api('/api/projects/1/events/?cursor=nonsense', h);
     expect([cursor.status, cursor.json]).toEqual([
       400,
@@ -345,10 +361,19 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
 
   it('403 for a key without the query:read scope', async () => {
     const created = await runCli([
-      'admin', 'keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', 'feature_flag:read', '--json', '--data-dir', d.dataDir,
+      'admin',
+      'keys',
+      'create',
+      '--user',
+      'admin@hedgerow.local',
+      '--scopes',
+      'feature_flag:read',
+      '--json',
+      '--data-dir',
+      d.dataDir,
     ]);
     expect(created.code).toBe(0);
-    const key = (JSON.parse(created.stdout) as { key: string; scopes: string[] });
+    const key = JSON.parse(created.stdout) as { key: string; scopes: string[] };
     expect(key.scopes).toEqual(['feature_flag:read']);
     const r = await api('/api/projects/1/events/', bearer(key.key));
     expect([r.status, r.json]).toEqual([

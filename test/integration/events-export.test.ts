@@ -10,7 +10,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_MAIN, cleanupDaemons, exportEvents, makeTempDir, newProjectKey, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import {
+  CLI_MAIN,
+  cleanupDaemons,
+  exportEvents,
+  makeTempDir,
+  newProjectKey,
+  runCli,
+  startDaemon,
+  type DaemonHandle,
+} from '../helpers/daemon.js';
 import { apiClient } from '../helpers/api.js';
 import { OK, postJson, waitForPersons } from '../helpers/http.js';
 
@@ -24,7 +33,12 @@ describe('hedgerow events export', () => {
   let since = '';
 
   async function capture(token: string, names: string[]): Promise<string[]> {
-    const batch = names.map((name) => ({ uuid: randomUUID(), event: name, distinct_id: 'exporter', timestamp: '2020-01-01T00:00:00.000Z' }));
+    const batch = names.map((name) => ({
+      uuid: randomUUID(),
+      event: name,
+      distinct_id: 'exporter',
+      timestamp: '2020-01-01T00:00:00.000Z',
+    }));
     const r = await postJson(d, '/batch/', { api_key: token, batch });
     expect([r.status, r.json]).toEqual([200, OK]);
     return batch.map((e) => e.uuid);
@@ -119,7 +133,11 @@ describe('hedgerow events export of a larger log, with groups', () => {
     d = await startDaemon({ backend: 'uws' });
     const identify = { event: '$groupidentify', distinct_id: 'g', properties: { $group_type: 'company', $group_key: 'acme' } };
     expect((await postJson(d, '/batch/', { api_key: d.projectKey, batch: [identify] })).status).toBe(200);
-    const batch = Array.from({ length: 500 }, (_, i) => ({ event: 'grouped', distinct_id: `u${i % 7}`, properties: { $groups: { company: 'acme' }, pad: 'x'.repeat(100) } }));
+    const batch = Array.from({ length: 500 }, (_, i) => ({
+      event: 'grouped',
+      distinct_id: `u${i % 7}`,
+      properties: { $groups: { company: 'acme' }, pad: 'x'.repeat(100) },
+    }));
     for (let i = 0; i < 4; i++) expect((await postJson(d, '/batch/', { api_key: d.projectKey, batch })).status).toBe(200);
     await waitForPersons(d);
   });
@@ -136,10 +154,14 @@ describe('hedgerow events export of a larger log, with groups', () => {
   });
 
   it('ends quietly when its reader stops early (a closed pipe)', () => {
-    const r = spawnSync('bash', ['-c', `${process.execPath} ${CLI_MAIN} events export --data-dir ${d.dataDir} | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}`], {
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', `${process.execPath} ${CLI_MAIN} events export --data-dir ${d.dataDir} | head -c 100 > /dev/null; echo \${PIPESTATUS[0]}`],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
     expect([r.stdout.trim(), r.stderr]).toEqual(['0', '']);
   });
 });

@@ -39,15 +39,12 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
 
   // Order matters where vectors share a key: 44 (rejected) before 8 creates `beta-x`, 16 before 15.
   describe('validation vectors (POST)', () => {
-    it.each([0, 1, 2, 3, 4, 5, 6, 7, 44, 8, 10, 11, 12, 13, 14, 16, 15, 17, 36, 38, 41, 42, 43, 40])(
-      'vector %i',
-      async (i) => {
-        await checkVector(admin, managementVector(i, { project_id: 1 }));
-      },
-    );
+    it.each([0, 1, 2, 3, 4, 5, 6, 7, 44, 8, 10, 11, 12, 13, 14, 16, 15, 17, 36, 38, 41, 42, 43, 40])('vector %i', async (i) => {
+      await checkVector(admin, managementVector(i, { project_id: 1 }));
+    });
   });
 
-  it('vector 9: PATCH with the flag\'s own key is not a duplicate', async () => {
+  it("vector 9: PATCH with the flag's own key is not a duplicate", async () => {
     const flag = await createFlag({ key: 'red_button', name: 'Beta feature' });
     await checkVector(admin, managementVector(9, { project_id: 1, flag_id: flag.id as number }));
   });
@@ -131,8 +128,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
     const flag = await createFlag({ key: 'a-feature-flag-key' });
     await checkVector(admin, managementVector(23, { project_id: 1, flag_id: flag.id as number }));
     const activity = await admin.get(`${FLAGS}${flag.id}/activity`);
-    const changes = (activity.json as { results: Array<{ detail: { changes: Array<{ field: string }> } }> }).results[0]!
-      .detail.changes;
+    const changes = (activity.json as { results: Array<{ detail: { changes: Array<{ field: string }> } }> }).results[0]!.detail.changes;
     expect(changes.map((c) => c.field)).toEqual(['key', 'filters', 'version']);
   });
 
@@ -273,7 +269,10 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
         admin.post(FLAGS, { key: 'dep-by-key', filters: dependsOn('dep-base') }),
         "Flag dependencies must reference flag IDs (integers), not flag keys. Invalid reference: 'dep-base'",
       );
-      await refused(admin.post(FLAGS, { key: 'dep-missing', filters: dependsOn(987_654) }), 'Flag dependency references non-existent flag with ID 987654');
+      await refused(
+        admin.post(FLAGS, { key: 'dep-missing', filters: dependsOn(987_654) }),
+        'Flag dependency references non-existent flag with ID 987654',
+      );
       await refused(
         admin.post(FLAGS, { key: 'dep-on-off', filters: dependsOn(off.id) }),
         `Cannot create dependency on disabled flag 'dep-off' (ID: ${off.id}). Flag dependencies must reference active flags only.`,
@@ -364,8 +363,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
         {
           type: 'server_error',
           code: 'conflict',
-          detail:
-            'The feature flag was updated by admin@hedgerow.local since you started editing it. Please refresh and try again.',
+          detail: 'The feature flag was updated by admin@hedgerow.local since you started editing it. Please refresh and try again.',
           attr: null,
         },
       ]);
@@ -382,11 +380,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
         headers: { authorization: `Bearer ${d.personalKey}`, 'content-type': 'application/x-www-form-urlencoded' },
         body: 'active=False&name=replaced',
       });
-      expect([r.status, (r.json as { active: boolean }).active, (r.json as { name: string }).name]).toEqual([
-        200,
-        false,
-        'replaced',
-      ]);
+      expect([r.status, (r.json as { active: boolean }).active, (r.json as { name: string }).name]).toEqual([200, false, 'replaced']);
     });
 
     it('malformed JSON is a 400 parse_error; unknown flags are 404', async () => {
@@ -408,9 +402,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
 
     it('20 concurrent PATCHes of one flag: no update lost, one activity entry each', async () => {
       const flag = await createFlag({ key: 'hot-flag' });
-      const replies = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => admin.patch(`${FLAGS}${flag.id}`, { name: `writer ${i}` })),
-      );
+      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => admin.patch(`${FLAGS}${flag.id}`, { name: `writer ${i}` })));
       expect(replies.map((r) => r.status)).toEqual(Array(20).fill(200));
       const versions = replies.map((r) => (r.json as { version: number }).version).sort((a, b) => a - b);
       expect(versions).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
@@ -425,9 +417,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
         .filter((e) => e.activity === 'updated')
         .map((e) => e.detail.changes.find((c) => c.field === 'version')!)
         .map((c) => [c.before, c.after]);
-      expect(bumps.sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(
-        Array.from({ length: 20 }, (_, i) => [i + 1, i + 2]),
-      );
+      expect(bumps.sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual(Array.from({ length: 20 }, (_, i) => [i + 1, i + 2]));
     });
   });
 
@@ -461,7 +451,7 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
       expect((await send(d, `${FLAGS}?personal_api_key=${d.personalKey}`)).status).toBe(200);
     });
 
-    it('a key of project A can neither read nor change project B\'s flags', async () => {
+    it("a key of project A can neither read nor change project B's flags", async () => {
       const projectB = await newProject('isolation B');
       const flagB = await createFlag({ key: 'b-only' }, projectB);
       const limited = await createUser(d, { email: `limited-${backend}@example.com`, projects: [1] });

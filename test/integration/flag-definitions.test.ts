@@ -45,7 +45,12 @@ describe.each(BACKENDS)('flag definitions for local evaluation (%s)', (backend) 
       key: 'alpha-feature',
       filters: {
         groups: [{ properties: [], rollout_percentage: null }],
-        multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] },
+        multivariate: {
+          variants: [
+            { key: 'a', rollout_percentage: 50 },
+            { key: 'b', rollout_percentage: 50 },
+          ],
+        },
       },
     });
     await create('cohort', {
@@ -80,7 +85,11 @@ describe.each(BACKENDS)('flag definitions for local evaluation (%s)', (backend) 
     const body = r.json as Definitions;
     expect(body.flags.map((f) => f.key).sort()).toEqual(['alpha-feature', 'cohort-flag', 'dependent-flag', 'inactive-flag']);
     expect(body.flags.find((f) => f.key === 'inactive-flag')!.active).toBe(false);
-    expect(body.flags.find((f) => f.key === 'alpha-feature')).toMatchObject({ deleted: false, active: true, ensure_experience_continuity: false });
+    expect(body.flags.find((f) => f.key === 'alpha-feature')).toMatchObject({
+      deleted: false,
+      active: true,
+      ensure_experience_continuity: false,
+    });
     expect(body.group_type_mapping).toEqual({});
   });
 

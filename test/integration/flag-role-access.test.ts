@@ -78,7 +78,7 @@ describe('flag role access and can_edit', () => {
     expect((await memberApi.get(`/api/projects/@current/feature_flags/${flag}/role_access/${item.id as number}/`)).status).toBe(404);
   });
 
-  it('vectors 54 and 56: a member with no role cannot add role access or edit another\'s flag', async () => {
+  it("vectors 54 and 56: a member with no role cannot add role access or edit another's flag", async () => {
     await setOrgLevel(CAN_ONLY_VIEW);
     const marketing = await createRole('Marketing');
     const flag = await createFlag(admin, 'admin-created');
@@ -103,9 +103,9 @@ describe('flag role access and can_edit', () => {
     ]);
     // Linking the flag to a role the member is in lets the member edit it.
     const editors = await createRole('Flag editors');
-    expect(
-      (await admin.post(`/api/organizations/@current/roles/${editors}/role_memberships/`, { user_uuid: member.uuid })).status,
-    ).toBe(201);
+    expect((await admin.post(`/api/organizations/@current/roles/${editors}/role_memberships/`, { user_uuid: member.uuid })).status).toBe(
+      201,
+    );
     expect((await admin.post(`/api/projects/@current/feature_flags/${flag}/role_access/`, { role_id: editors })).status).toBe(201);
     const after = (await memberApi.get(`/api/projects/@current/feature_flags/${flag}`)).json as { can_edit: boolean };
     expect(after.can_edit).toBe(true);

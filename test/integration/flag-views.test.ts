@@ -6,15 +6,7 @@
  * counts are exact.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiClient,
-  checkVector,
-  createProject,
-  createUser,
-  managementVector,
-  type ApiClient,
-  type TestProject,
-} from '../helpers/api.js';
+import { apiClient, checkVector, createProject, createUser, managementVector, type ApiClient, type TestProject } from '../helpers/api.js';
 import { cleanupDaemons, useDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { errorBody, postJson, waitForPersons } from '../helpers/http.js';
 
@@ -29,7 +21,11 @@ async function ingest(d: DaemonHandle, token: string, events: Record<string, unk
   await waitForPersons(d);
 }
 
-const setEvent = (distinctId: string, set: Record<string, unknown>) => ({ event: '$set', distinct_id: distinctId, properties: { $set: set } });
+const setEvent = (distinctId: string, set: Record<string, unknown>) => ({
+  event: '$set',
+  distinct_id: distinctId,
+  properties: { $set: set },
+});
 
 async function createFlag(admin: ApiClient, projectId: number, body: Record<string, unknown>): Promise<number> {
   const r = await admin.post(flagsPath(projectId), body);
@@ -104,7 +100,11 @@ describe('computed flag views', () => {
       );
       expect(reasons.status, reasons.text).toBe(200);
       const flags = await postJson(d, '/flags/?v=2', { token: project.api_token, distinct_id: '1', groups });
-      const served = (flags.json as { flags: Record<string, { enabled: boolean; variant: string | null; reason: { code: string; condition_index: number | null } }> }).flags;
+      const served = (
+        flags.json as {
+          flags: Record<string, { enabled: boolean; variant: string | null; reason: { code: string; condition_index: number | null } }>;
+        }
+      ).flags;
       const body = reasons.json as Record<string, { value: unknown; evaluation: { reason: string; condition_index: number | null } }>;
       for (const key of ['alpha-feature', 'beta-feature', 'group-feature']) {
         const f = served[key]!;
@@ -159,10 +159,17 @@ describe('computed flag views', () => {
       expect(Object.keys(first)).toEqual(expect.arrayContaining(['id', 'team_id', 'key', 'filters', 'active', 'deleted']));
 
       // An inactive flag is listed, as false; a deleted one is not.
-      const off = await createFlag(admin, project.id, { key: 'switched-off', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
+      const off = await createFlag(admin, project.id, {
+        key: 'switched-off',
+        active: false,
+        filters: { groups: [{ rollout_percentage: 100 }] },
+      });
       const gone = await createFlag(admin, project.id, { key: 'gone', filters: { groups: [{ rollout_percentage: 100 }] } });
       expect((await admin.patch(`${flagsPath(project.id)}${gone}/`, { deleted: true })).status).toBe(200);
-      const after = (await client.get(`${flagsPath(project.id)}my_flags/`)).json as { feature_flag: { id: number; key: string }; value: unknown }[];
+      const after = (await client.get(`${flagsPath(project.id)}my_flags/`)).json as {
+        feature_flag: { id: number; key: string };
+        value: unknown;
+      }[];
       expect(after.map((e) => e.feature_flag.key)).toEqual(['switched-off', 'alpha-feature', 'red_button']);
       expect(after[0]).toMatchObject({ feature_flag: { id: off }, value: false });
     });
@@ -173,14 +180,22 @@ describe('computed flag views', () => {
 
     it('counts stored persons matching the condition, rollout ignored (vectors 45–47)', async () => {
       const ten = await createProject(d, 'ten persons');
-      await ingest(d, ten.api_token, [...Array(10).keys()].map((i) => setEvent(`person-${i}`, { group: String(i) })));
+      await ingest(
+        d,
+        ten.api_token,
+        [...Array(10).keys()].map((i) => setEvent(`person-${i}`, { group: String(i) })),
+      );
       await checkVector(admin, managementVector(45, { project_id: ten.id }));
 
       const empty = await createProject(d, 'no persons');
       await checkVector(admin, managementVector(46, { project_id: empty.id }));
 
       const five = await createProject(d, 'five persons');
-      await ingest(d, five.api_token, [...Array(5).keys()].map((i) => setEvent(`p5-${i}`, { n: i })));
+      await ingest(
+        d,
+        five.api_token,
+        [...Array(5).keys()].map((i) => setEvent(`p5-${i}`, { n: i })),
+      );
       await checkVector(admin, managementVector(47, { project_id: five.id }));
     });
 
@@ -244,10 +259,16 @@ describe('computed flag views', () => {
       const cohortId = (cohort.json as { id: number }).id;
       const conditions: unknown[][] = [
         [{ key: 'plan', value: ['pro'], operator: 'exact', type: 'person' }],
-        [{ key: 'plan', value: 'pro', operator: 'icontains', type: 'person' }, { key: 'seats', value: '10', operator: 'gt', type: 'person' }],
+        [
+          { key: 'plan', value: 'pro', operator: 'icontains', type: 'person' },
+          { key: 'seats', value: '10', operator: 'gt', type: 'person' },
+        ],
         [{ key: 'email', operator: 'is_not_set', type: 'person' }],
         [{ key: 'id', value: cohortId, type: 'cohort' }],
-        [{ key: 'id', value: cohortId, type: 'cohort', operator: 'not_in' }, { key: 'plan', value: 'free', operator: 'is_not', type: 'person' }],
+        [
+          { key: 'id', value: cohortId, type: 'cohort', operator: 'not_in' },
+          { key: 'plan', value: 'free', operator: 'is_not', type: 'person' },
+        ],
       ];
       for (const [i, properties] of conditions.entries()) {
         const key = `agreement-${i}`;

@@ -100,7 +100,10 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
       const body = (await postJson(d, path, flagsBody())).json as Record<string, unknown>;
       expect(body.featureFlags, path).toEqual({ 'always-on': true, checkout: variant, 'pro-only': false });
       expect(body.errorsWhileComputingFlags, path).toBe(false);
-      expect(body.featureFlagPayloads, path).toEqual({ 'always-on': '{"color":"blue"}', ...(variant === 'test' ? { checkout: '"green"' } : {}) });
+      expect(body.featureFlagPayloads, path).toEqual({
+        'always-on': '{"color":"blue"}',
+        ...(variant === 'test' ? { checkout: '"green"' } : {}),
+      });
     }
     const decide3 = (await postJson(d, '/decide?v=3', flagsBody())).json as Record<string, unknown>;
     // The /decide response fields PostHog's API documentation lists.
@@ -309,7 +312,7 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     expect(body.flags['pro-only']).toMatchObject({ enabled: true, reason: { code: 'condition_match' } });
   });
 
-  it('matches static cohort members uploaded as CSV, once they have a person (membership is a person\'s)', async () => {
+  it("matches static cohort members uploaded as CSV, once they have a person (membership is a person's)", async () => {
     const seen = (id: string) => ({ event: '$pageview', distinct_id: id });
     expect((await postJson(d, '/batch/', { api_key: d.projectKey, batch: [seen('listed-1'), seen('listed-2')] })).status).toBe(200);
     await waitForPersons(d);
@@ -373,7 +376,8 @@ describe.each(BACKENDS)('/flags and /decide (%s)', (backend) => {
     const user = 'continuity-long-user';
     expect((await postJson(d, '/capture/', { api_key: d.projectKey, event: 'seen', distinct_id: user })).status).toBe(200);
     await waitForPersons(d);
-    const ask = async (extra: Record<string, unknown>) => (await postJson(d, '/flags/?v=2', { token: d.projectKey, ...extra })).json as V2Body;
+    const ask = async (extra: Record<string, unknown>) =>
+      (await postJson(d, '/flags/?v=2', { token: d.projectKey, ...extra })).json as V2Body;
     // Hashed on the anonymous id, as the Rust service does when it has no stored key (as for an
     // id without a person, where nothing is written; a distinct_id itself is cut to 200 characters).
     const onAnonymousId = async (anon: string) =>
@@ -424,7 +428,11 @@ describe('/flags when evaluation does not finish in time', () => {
   const d = useDaemon({ backend: 'uws', env: { HEDGEROW_FLAGS_TIMEOUT_MS: '1' } });
 
   it('answers 200 without flags and with the error flag, in the requested shape', async () => {
-    const big = { token: d.projectKey, distinct_id: 'slow', person_properties: Object.fromEntries([...Array(200_000).keys()].map((i) => [`p${i}`, `value-${i}`])) };
+    const big = {
+      token: d.projectKey,
+      distinct_id: 'slow',
+      person_properties: Object.fromEntries([...Array(200_000).keys()].map((i) => [`p${i}`, `value-${i}`])),
+    };
     const body = gzip(JSON.stringify(big));
     const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
     const v2 = await send(d, '/flags/?v=2', { body, headers });
@@ -466,4 +474,3 @@ describe.each(BACKENDS)('/flags when the flags take longer than the budget (%s)'
     expect(answered.every((f) => f.enabled === false && f.reason.code === 'no_condition_match')).toBe(true);
   });
 });
-

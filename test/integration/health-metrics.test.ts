@@ -41,7 +41,13 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
     const bodies: Array<[string, unknown]> = [
       ['/batch/', { api_key: d.projectKey, batch: [ev('a'), ev('b'), ev('c')] }],
       ['/batch/', { api_key: d.projectKey, batch: [ev('d'), { distinct_id: id }, { event: 'no id' }, ev('e')] }],
-      ['/e/', [{ ...ev('f'), token: d.projectKey }, { ...ev('g'), token: d.projectKey }]],
+      [
+        '/e/',
+        [
+          { ...ev('f'), token: d.projectKey },
+          { ...ev('g'), token: d.projectKey },
+        ],
+      ],
       ['/batch/', { api_key: d.projectKey, batch: [ev('$performance_event'), ev('h')] }],
     ];
     // One at a time: each request is then its own worker task and its own commit.

@@ -63,13 +63,7 @@ async function createFlags(d: DaemonHandle, heavy: Record<string, unknown>): Pro
  * HEAVY_CLIENTS clients sending `heavyBody` to /flags back to back for `loadMs`, while two other
  * clients send an SDK's /flags request and two a capture, each timed into `into`.
  */
-async function underLoad(
-  d: DaemonHandle,
-  heavyBody: string,
-  into: Samples,
-  loadMs: number,
-  onHeavy = (_: V2Body) => {},
-): Promise<void> {
+async function underLoad(d: DaemonHandle, heavyBody: string, into: Samples, loadMs: number, onHeavy = (_: V2Body) => {}): Promise<void> {
   const normalBody = JSON.stringify({
     token: d.projectKey,
     distinct_id: 'someone',

@@ -125,7 +125,9 @@ function sendAndHalfClose(port: number, request: Buffer): Promise<string> {
     const out: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve(Buffer.concat(out).toString('latin1')) : reject(new Error(`python3 exited ${code}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve(Buffer.concat(out).toString('latin1')) : reject(new Error(`python3 exited ${code}`)),
+    );
     child.stdin.end(request);
   });
 }
@@ -196,7 +198,11 @@ const closedAtOnceByUws: Array<[string, string, number]> = [
   ['a non-numeric Content-Length', 'POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\nhello', 400],
   ['a Content-Length over 2^64', 'POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: 18446744073709551621\r\n\r\nhello', 400],
   ['a ten-digit Content-Length', 'POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\nhello', 413],
-  ['Content-Length with Transfer-Encoding', 'POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+  [
+    'Content-Length with Transfer-Encoding',
+    'POST /capture/ HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    400,
+  ],
   ['a chunk size that is not hex', 'POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n', 400],
   ['no Host header', 'GET /_health HTTP/1.1\r\nAccept: */*\r\n\r\n', 400],
 ];
@@ -206,11 +212,18 @@ const closedAtOnceByUws: Array<[string, string, number]> = [
 describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backend) => {
   const daemon = (): DaemonHandle => daemons.get(backend)!;
 
-  it('slow clients: a 13 s upload completes; an unfinished head is cut at the fixed head timeout; what uWS cannot parse is held to its timeout', { timeout: 25_000 }, async () => {
+  it('slow clients: a 13 s upload completes; an unfinished head is cut at the fixed head timeout; what uWS cannot parse is held to its timeout', {
+    timeout: 25_000,
+  }, async () => {
     const d = daemon();
     const uploadId = uniqueId('upload');
     const httpId = uniqueId('http10');
-    const body = JSON.stringify({ api_key: d.projectKey, event: 'upload', distinct_id: uploadId, properties: { pad: 'x'.repeat(130_000) } });
+    const body = JSON.stringify({
+      api_key: d.projectKey,
+      event: 'upload',
+      distinct_id: uploadId,
+      properties: { pad: 'x'.repeat(130_000) },
+    });
     const [idle, upload, head, http10, ...held] = await Promise.all([
       talk(d.port, ['GET /_health HTTP/1.1\r\nHost: x\r\n\r\n'], 14_000, true),
       // ~10 KB/s for 13 s: past uWS's own timer (8–12 s), which cuts uploads slower than 16 KB/s.
@@ -230,9 +243,15 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
       expect(head.answeredAfterMs).toBeGreaterThan(9_900);
       expect([http10.status, http10.body, http10.closedAfterMs !== undefined]).toEqual([200, '{"status":1}', true]);
       expect(await storedAfterAck(d, httpId)).toEqual(['old']);
-      held.forEach((x, i) => expect({ case: heldByUws[i]![0], status: x.status }).toEqual({ case: heldByUws[i]![0], status: heldByUws[i]![2] }));
+      held.forEach((x, i) =>
+        expect({ case: heldByUws[i]![0], status: x.status }).toEqual({ case: heldByUws[i]![0], status: heldByUws[i]![2] }),
+      );
     } else {
-      for (const [label, x] of [['unfinished head', head], ['HTTP/1.0 capture', http10], ...held.map((x, i) => [heldByUws[i]![0], x] as const)] as const) {
+      for (const [label, x] of [
+        ['unfinished head', head],
+        ['HTTP/1.0 capture', http10],
+        ...held.map((x, i) => [heldByUws[i]![0], x] as const),
+      ] as const) {
         expect({ label, raw: x.raw, closed: x.closedAfterMs !== undefined }).toEqual({ label, raw: '', closed: true });
         expect(x.closedAfterMs).toBeGreaterThan(7000);
       }
@@ -282,7 +301,7 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     expect(await storedAfterAck(d, id)).toEqual(['steady']);
   });
 
-  it('a request that comes with its client\'s FIN: answered and stored on node:http; on uWS, neither', async () => {
+  it("a request that comes with its client's FIN: answered and stored on node:http; on uWS, neither", async () => {
     const d = daemon();
     const id = uniqueId('half');
     const answers: string[] = [];
@@ -317,7 +336,10 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     const [, malformed] = closedAtOnceByUws[0]!;
     const x = await talk(d.port, ['GET /_health HTTP/1.1\r\nHost: x\r\n\r\n', 300, malformed], 3000, true);
     const statuses = [...x.raw.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
-    expect({ statuses, closed: x.closedAfterMs !== undefined }).toEqual({ statuses: backend === 'node' ? [200, 400] : [200], closed: true });
+    expect({ statuses, closed: x.closedAfterMs !== undefined }).toEqual({
+      statuses: backend === 'node' ? [200, 400] : [200],
+      closed: true,
+    });
   });
 
   it('chunk data not followed by CRLF: 400 from node:http; uWS skips the two bytes unchecked and serves it', async () => {
@@ -325,7 +347,11 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     const id = uniqueId('crlf');
     const body = capture(d, id, 'crlf');
     const size = Buffer.byteLength(body).toString(16);
-    const x = await talk(d.port, [`POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n${body}XX0\r\n\r\n`], 1000);
+    const x = await talk(
+      d.port,
+      [`POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n${body}XX0\r\n\r\n`],
+      1000,
+    );
     if (backend === 'node') {
       expectRefused(x, 400, 'malformed_request');
       expect(await storedAfterAck(d, id)).toEqual([]);
@@ -346,7 +372,11 @@ describe.concurrent.each(BACKENDS)('hostile HTTP (%s backend)', (backend: Backen
     const id = uniqueId('ext');
     const body = capture(d, id, 'ext');
     const size = Buffer.byteLength(body).toString(16);
-    const x = await talk(d.port, [`POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size};name=value\r\n${body}\r\n0\r\n\r\n`], 1000);
+    const x = await talk(
+      d.port,
+      [`POST /capture/ HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${size};name=value\r\n${body}\r\n0\r\n\r\n`],
+      1000,
+    );
     if (backend === 'node') {
       expect(x.status).toBe(200);
       expect(await storedAfterAck(d, id)).toEqual(['ext']);

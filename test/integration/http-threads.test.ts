@@ -23,11 +23,14 @@ interface Answer {
 /** One request on a connection of its own (so that requests spread over the listening threads). */
 function onNewConnection(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -79,9 +82,9 @@ describe('uWS front-end threads on a port given by number', () => {
     const again = await Promise.all(
       [...ids].reverse().map((id) => postOnNewConnection(d.port, '/flags/?v=2', { token: d.projectKey, distinct_id: id })),
     );
-    expect(again.map((a) => (JSON.parse(a.text) as { flags: Record<string, { enabled: boolean }> }).flags['threads-half']?.enabled)).toEqual(
-      [...enabled].reverse(),
-    );
+    expect(
+      again.map((a) => (JSON.parse(a.text) as { flags: Record<string, { enabled: boolean }> }).flags['threads-half']?.enabled),
+    ).toEqual([...enabled].reverse());
     expect(enabled).toContain(true);
     expect(enabled).toContain(false);
 
@@ -97,14 +100,23 @@ describe('uWS front-end threads on a port given by number', () => {
   it('hands a /flags body that decodes to more than the threads’ size cap to the pool, which answers it', async () => {
     // 3 MB of person properties in a few kilobytes of gzip: too much to decode in a thread that
     // serves other connections, well within the daemon's limit.
-    const body = gzipSync(JSON.stringify({ token: d.projectKey, distinct_id: 'big-body', person_properties: { blob: 'x'.repeat(3_000_000) } }));
+    const body = gzipSync(
+      JSON.stringify({ token: d.projectKey, distinct_id: 'big-body', person_properties: { blob: 'x'.repeat(3_000_000) } }),
+    );
     expect(body.length).toBeLessThan(64 * 1024);
     const answers = await Promise.all(
       [0, 1, 2, 3].map(
         () =>
           new Promise<Answer>((resolve, reject) => {
             const req = http.request(
-              { host: '127.0.0.1', port: d.port, path: '/flags/?v=2', method: 'POST', agent: false, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json', connection: 'close' } },
+              {
+                host: '127.0.0.1',
+                port: d.port,
+                path: '/flags/?v=2',
+                method: 'POST',
+                agent: false,
+                headers: { 'content-encoding': 'gzip', 'content-type': 'application/json', connection: 'close' },
+              },
               (res) => {
                 const chunks: Buffer[] = [];
                 res.on('data', (c: Buffer) => chunks.push(c));
@@ -142,7 +154,9 @@ describe('uWS front-end threads on a port given by number', () => {
       ),
     );
     expect(again.map((p) => [p.status, p.text])).toEqual(Array(10).fill([304, '']));
-    const refused = await getOnNewConnection(d.port, `/flags/definitions?token=${d.projectKey}`, { authorization: 'Bearer phx_notaknownkey1234567' });
+    const refused = await getOnNewConnection(d.port, `/flags/definitions?token=${d.projectKey}`, {
+      authorization: 'Bearer phx_notaknownkey1234567',
+    });
     expect(refused.status).toBe(401);
     const text = (await send(d, '/metrics')).text;
     const labels = { route: 'flags:definitions', method: 'GET' };

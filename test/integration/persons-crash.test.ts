@@ -23,14 +23,32 @@ function batch(apiKey: string, b: number): Buffer {
     const n = b * EVENTS_PER_BATCH + i;
     const user = `user-${n % 700}`;
     // Both daemons must see identical events: fixed uuids and times.
-    const fixed = { uuid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`, timestamp: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString() };
+    const fixed = {
+      uuid: `00000000-0000-4000-8000-${n.toString(16).padStart(12, '0')}`,
+      timestamp: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+    };
     if (n % 10 === 3) {
-      events.push({ ...fixed, event: '$identify', distinct_id: user, properties: { $anon_distinct_id: `anon-${n % 900}`, $set: { seen: n } } });
+      events.push({
+        ...fixed,
+        event: '$identify',
+        distinct_id: user,
+        properties: { $anon_distinct_id: `anon-${n % 900}`, $set: { seen: n } },
+      });
     } else if (n % 10 === 5) {
       // Usage dashboard rollups are written in the processor's transaction too.
-      events.push({ ...fixed, event: '$feature_flag_called', distinct_id: user, properties: { $feature_flag: `f${n % 3}`, $feature_flag_response: n % 4 === 1 } });
+      events.push({
+        ...fixed,
+        event: '$feature_flag_called',
+        distinct_id: user,
+        properties: { $feature_flag: `f${n % 3}`, $feature_flag_response: n % 4 === 1 },
+      });
     } else if (n % 50 === 7) {
-      events.push({ ...fixed, event: '$groupidentify', distinct_id: user, properties: { $group_type: 'team', $group_key: `t${n % 13}`, $group_set: { last: n } } });
+      events.push({
+        ...fixed,
+        event: '$groupidentify',
+        distinct_id: user,
+        properties: { $group_type: 'team', $group_key: `t${n % 13}`, $group_set: { last: n } },
+      });
     } else {
       events.push({
         ...fixed,
@@ -45,7 +63,10 @@ function batch(apiKey: string, b: number): Buffer {
 
 async function ingest(d: DaemonHandle): Promise<void> {
   for (let b = 0; b < BATCHES; b++) {
-    const r = await send(d, '/batch/', { body: batch(d.projectKey, b), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    const r = await send(d, '/batch/', {
+      body: batch(d.projectKey, b),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
     expect(r.status).toBe(200);
   }
 }

@@ -192,7 +192,11 @@ describe('persons and groups API', () => {
     it('answers 400 for the properties and cohort filters it does not apply yet, rather than listing everyone', async () => {
       expect(uuids(await personsPage('?properties=%5B%5D&email=carol%40example.org'))).toEqual([carol.uuid]);
       for (const [query, attr, detail] of [
-        [`?properties=${encodeURIComponent('[{"key":"email","value":"x","type":"person"}]')}`, 'properties', 'Hedgerow does not filter the persons list by properties yet'],
+        [
+          `?properties=${encodeURIComponent('[{"key":"email","value":"x","type":"person"}]')}`,
+          'properties',
+          'Hedgerow does not filter the persons list by properties yet',
+        ],
         ['?properties=%5B', 'properties', 'Properties are unparsable!'],
         ['?cohort=1', 'cohort', 'Hedgerow does not filter the persons list by cohort yet'],
       ] as const) {
@@ -327,10 +331,21 @@ describe('persons and groups API', () => {
       const r = await admin.get(`${GROUPS}find?group_type_index=0&group_key=acme`);
       expect([r.status, r.json]).toEqual([
         200,
-        { group_type_index: 0, group_key: 'acme', group_properties: acme.group_properties, created_at: '2024-05-01T00:00:00.000000Z', notebook: null },
+        {
+          group_type_index: 0,
+          group_key: 'acme',
+          group_properties: acme.group_properties,
+          created_at: '2024-05-01T00:00:00.000000Z',
+          notebook: null,
+        },
       ]);
       const tooLong = `group_type_index=0&group_key=${encodeURIComponent('😀'.repeat(600))}`;
-      for (const query of ['group_type_index=0&group_key=ACME', 'group_type_index=1&group_key=acme', 'group_type_index=0&group_key=acm', tooLong]) {
+      for (const query of [
+        'group_type_index=0&group_key=ACME',
+        'group_type_index=1&group_key=acme',
+        'group_type_index=0&group_key=acm',
+        tooLong,
+      ]) {
         const miss = await admin.get(`${GROUPS}find?${query}`);
         expect([miss.status, miss.json], query).toEqual([404, errorBody('invalid_request', 'not_found', 'Not found.')]);
       }
@@ -392,7 +407,11 @@ describe('persons and groups API', () => {
       expect(((await admin.get(`${PERSONS}1/`)).json as { uuid: string }).uuid).toBe(ann.uuid);
 
       const types = (await admin.get('/api/projects/1/groups_types/')).json as Array<{ group_type: string; group_type_index: number }>;
-      expect(types.map((t) => [t.group_type, t.group_type_index])).toEqual([['company', 0], ['team', 1], ['organization', 2]]);
+      expect(types.map((t) => [t.group_type, t.group_type_index])).toEqual([
+        ['company', 0],
+        ['team', 1],
+        ['organization', 2],
+      ]);
       const found = await admin.get(`${GROUPS}find?group_type_index=2&group_key=${orgKey}`);
       expect([found.status, found.json]).toEqual([
         200,

@@ -31,7 +31,12 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
         key: 'big-companies',
         filters: {
           aggregation_group_type_index: 0,
-          groups: [{ properties: [{ key: 'employees', value: '100', operator: 'gt', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }],
+          groups: [
+            {
+              properties: [{ key: 'employees', value: '100', operator: 'gt', type: 'group', group_type_index: 0 }],
+              rollout_percentage: 100,
+            },
+          ],
         },
       },
     ]) {
@@ -116,9 +121,9 @@ describe.each(BACKENDS)('persons from events (%s)', (backend) => {
       expect(r.status, r.text).toBe(400);
       return (r.json as { detail: string }).detail;
     };
-    expect(await detail(`/api/projects/1/cohorts/${(dynamic.json as { id: number }).id}/add_persons_to_static_cohort/`, { person_ids: [uuid] })).toBe(
-      'Can only add users to static cohorts',
-    );
+    expect(
+      await detail(`/api/projects/1/cohorts/${(dynamic.json as { id: number }).id}/add_persons_to_static_cohort/`, { person_ids: [uuid] }),
+    ).toBe('Can only add users to static cohorts');
     expect(await detail(path, { person_ids: 'nope' })).toBe('person_ids must be a list');
     expect(await detail(path, { person_ids: [] })).toBe('person_ids cannot be empty');
     expect(await detail(path, { person_ids: ['00000000-0000-4000-8000-000000000000'] })).toBe('No valid users to add to cohort');

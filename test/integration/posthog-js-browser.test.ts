@@ -25,8 +25,7 @@ import { eventsOf, uniqueId, waitForPersons, type ApiEvent } from '../helpers/ht
 const CHROMIUM = process.env.HEDGEROW_CHROMIUM ?? '/usr/bin/chromium';
 /** Another unpacked posthog-js package (`npm pack posthog-js@1.449.2`, then `tar xzf`: `package/`) to run instead. */
 const POSTHOG_JS_DIR = process.env.HEDGEROW_POSTHOG_JS_DIR ?? path.join(REPO_ROOT, 'node_modules/posthog-js');
-const POSTHOG_JS_VERSION = (JSON.parse(readFileSync(path.join(POSTHOG_JS_DIR, 'package.json'), 'utf8')) as { version: string })
-  .version;
+const POSTHOG_JS_VERSION = (JSON.parse(readFileSync(path.join(POSTHOG_JS_DIR, 'package.json'), 'utf8')) as { version: string }).version;
 /** How long to wait for the daemon to show what the browser sent (posthog-js flushes every 3 s). */
 const ARRIVAL_TIMEOUT_MS = 15_000;
 
@@ -95,7 +94,15 @@ beforeAll(async () => {
   ).toBe(true);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 });
 afterAll(async () => {
@@ -122,7 +129,12 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
         key: flags.variant,
         filters: {
           groups: [{ rollout_percentage: 100 }],
-          multivariate: { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] },
+          multivariate: {
+            variants: [
+              { key: 'a', rollout_percentage: 50 },
+              { key: 'b', rollout_percentage: 50 },
+            ],
+          },
         },
       },
       {
@@ -133,7 +145,12 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
         key: flags.byCompany,
         filters: {
           aggregation_group_type_index: 0,
-          groups: [{ properties: [{ key: 'name', value: 'Acme', operator: 'exact', type: 'group', group_type_index: 0 }], rollout_percentage: 100 }],
+          groups: [
+            {
+              properties: [{ key: 'name', value: 'Acme', operator: 'exact', type: 'group', group_type_index: 0 }],
+              rollout_percentage: 100,
+            },
+          ],
         },
       },
     ]) {
@@ -165,9 +182,9 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
       expect(anonFlags[flags.variant]).toBe(remoteAnon[flags.variant]);
       expect(['a', 'b']).toContain(anonFlags[flags.variant]);
       expect(anonFlags[flags.byEmail] ?? false).toBe(false);
-      expect(
-        await page.evaluate((key) => (window as unknown as PageWindow).posthog.getFeatureFlagPayload(key), flags.everyone),
-      ).toEqual({ color: 'green' });
+      expect(await page.evaluate((key) => (window as unknown as PageWindow).posthog.getFeatureFlagPayload(key), flags.everyone)).toEqual({
+        color: 'green',
+      });
       const first = await page.evaluate(() =>
         (window as unknown as PageWindow).posthog.capture('browser event', { plan: 'pro', n: 7, tags: ['x', 'y'] }),
       );

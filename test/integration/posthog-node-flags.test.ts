@@ -94,7 +94,13 @@ describe.each(BACKENDS)('posthog-node flags (%s)', (backend) => {
     });
     await create({
       key: 'early',
-      filters: { groups: [{ properties: [], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }], early_exit: true },
+      filters: {
+        groups: [
+          { properties: [], rollout_percentage: 30 },
+          { properties: [], rollout_percentage: 100 },
+        ],
+        early_exit: true,
+      },
     });
     await create({ key: 'paused', active: false, filters: { groups: [{ rollout_percentage: 100 }] } });
   });

@@ -86,7 +86,8 @@ describe.each(BACKENDS)('posthog-node %s', (backend) => {
     expect(stored.id).toBe(sent.uuid);
     expect(stored.event).toBe(sent.event);
     expect(stored.distinct_id).toBe(sent.distinct_id);
-    const groupIndexes = sent.properties.$groups === undefined ? {} : { $group_0: (sent.properties.$groups as { company: string }).company };
+    const groupIndexes =
+      sent.properties.$groups === undefined ? {} : { $group_0: (sent.properties.$groups as { company: string }).company };
     expect(stored.properties).toEqual({ ...sent.properties, $ip: '127.0.0.1', $sent_at: sent.sent_at, ...groupIndexes });
     expect(Math.abs(Date.parse(stored.timestamp) - Date.parse(sent.timestamp))).toBeLessThan(5000);
   }

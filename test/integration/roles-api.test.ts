@@ -260,9 +260,7 @@ describe('roles API (uws backend)', () => {
         dbs.flags.putSync(['flag', 1, flagId], { id: flagId, project_id: 1, key: 'cascade-flag' });
       });
       rbac.createFlagRoleAccess({ projectId: 1, featureFlagId: flagId, roleId: role.id });
-      expect(((await get(`${ROLES}/${role.id}`)).json as RoleBody).associated_flags).toEqual([
-        { id: flagId, key: 'cascade-flag' },
-      ]);
+      expect(((await get(`${ROLES}/${role.id}`)).json as RoleBody).associated_flags).toEqual([{ id: flagId, key: 'cascade-flag' }]);
 
       expectReply(await del(`${ROLES}/${role.id}`, memberKey), 403, ADMIN_REQUIRED);
       const deleted = await del(`${ROLES}/${role.id}/`);
@@ -301,9 +299,9 @@ describe('roles API (uws backend)', () => {
 
     // A key limited to projects reaches project endpoints only, as PostHog's APIScopePermission.
     const limited = (
-      JSON.parse(
-        await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', '*', '--projects', '1', '--json'),
-      ) as { key: string }
+      JSON.parse(await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', '*', '--projects', '1', '--json')) as {
+        key: string;
+      }
     ).key;
     const onlyProjects = errorBody(
       'authentication_error',

@@ -14,7 +14,16 @@ import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetManifest } from '../../src/binary/asset-cache.js';
 import { apiClient } from '../helpers/api.js';
-import { REPO_ROOT, cleanupDaemons, exportEvents, makeTempDir, restartDaemon, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import {
+  REPO_ROOT,
+  cleanupDaemons,
+  exportEvents,
+  makeTempDir,
+  restartDaemon,
+  runCli,
+  startDaemon,
+  type DaemonHandle,
+} from '../helpers/daemon.js';
 import { eventsOf, uniqueId, waitForPersons } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);

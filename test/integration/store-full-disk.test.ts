@@ -36,107 +36,113 @@ const freeBytes = (): number => {
 };
 
 describe('a full disk', () => {
-  it.skipIf(!mounted)('answers 503 while commits fail, keeps serving, and resumes capture when space returns', async () => {
-    const d = await startDaemon({ backend: 'uws', dataDir: path.join(mountPoint, 'data') });
-    const ballast = path.join(mountPoint, 'ballast');
-    writeFileSync(ballast, Buffer.alloc(Math.max(0, freeBytes() - 3 * 1024 * 1024)));
+  it.skipIf(!mounted)(
+    'answers 503 while commits fail, keeps serving, and resumes capture when space returns',
+    async () => {
+      const d = await startDaemon({ backend: 'uws', dataDir: path.join(mountPoint, 'data') });
+      const ballast = path.join(mountPoint, 'ballast');
+      writeFileSync(ballast, Buffer.alloc(Math.max(0, freeBytes() - 3 * 1024 * 1024)));
 
-    const acked = new Set<string>();
-    const statuses = new Map<number, number>();
-    const unexpected: string[] = [];
-    let refused = 0;
-    let stop = false;
-    const sendBatch = async (): Promise<Reply> => {
-      const batch = Array.from({ length: 50 }, () => ({
-        uuid: randomUUID(),
-        event: 'filler',
-        distinct_id: `user-${Math.floor(Math.random() * 200)}`,
-        properties: { pad: randomUUID().repeat(8) },
-      }));
-      const r = await postJson(d, '/batch/', { api_key: d.projectKey, batch });
-      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status === 200) for (const e of batch) acked.add(e.uuid);
-      else if (r.status === 503 && (r.json as { code?: string }).code === 'store_unavailable') refused++;
-      else unexpected.push(`${r.status} ${r.text}`);
-      return r;
-    };
-    const lane = async (): Promise<void> => {
-      while (!stop) {
-        try {
-          await sendBatch();
-        } catch (err) {
-          unexpected.push(`no answer: ${(err as Error).message}`);
-          await new Promise((r) => setTimeout(r, 50));
+      const acked = new Set<string>();
+      const statuses = new Map<number, number>();
+      const unexpected: string[] = [];
+      let refused = 0;
+      let stop = false;
+      const sendBatch = async (): Promise<Reply> => {
+        const batch = Array.from({ length: 50 }, () => ({
+          uuid: randomUUID(),
+          event: 'filler',
+          distinct_id: `user-${Math.floor(Math.random() * 200)}`,
+          properties: { pad: randomUUID().repeat(8) },
+        }));
+        const r = await postJson(d, '/batch/', { api_key: d.projectKey, batch });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) for (const e of batch) acked.add(e.uuid);
+        else if (r.status === 503 && (r.json as { code?: string }).code === 'store_unavailable') refused++;
+        else unexpected.push(`${r.status} ${r.text}`);
+        return r;
+      };
+      const lane = async (): Promise<void> => {
+        while (!stop) {
+          try {
+            await sendBatch();
+          } catch (err) {
+            unexpected.push(`no answer: ${(err as Error).message}`);
+            await new Promise((r) => setTimeout(r, 50));
+          }
         }
+      };
+      const lanes = [lane(), lane(), lane()];
+      const deadline = Date.now() + 30_000;
+      while (refused < 20 && Date.now() < deadline && !d.exited) await new Promise((r) => setTimeout(r, 100));
+      stop = true;
+      await Promise.all(lanes);
+      expect(d.exited).toBe(false);
+      expect(refused, `statuses ${JSON.stringify([...statuses])}`).toBeGreaterThanOrEqual(20);
+      expect(unexpected).toEqual([]);
+
+      // Still full: capture is refused at once, readiness says why, flags and reads go on.
+      const refusal = await sendBatch();
+      expect(refusal.status).toBe(503);
+      expect(refusal.json).toMatchObject({ type: 'server_error', code: 'store_unavailable', attr: null });
+      expect((refusal.json as { detail: string }).detail).toMatch(/^Hedgerow cannot write to its store right now \(.+\); retry shortly\.$/);
+      const ready = await send(d, '/_readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.json).toMatchObject({ status: 'store_unavailable' });
+      expect((ready.json as { detail: string }).detail).toMatch(/^the store refuses writes: /);
+      const flags = await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: 'user-1' });
+      expect(flags.status).toBe(200);
+      expect(flags.json).toMatchObject({ errorsWhileComputingFlags: false });
+      // The last bytes go too, so that a management write cannot find room either.
+      const rest = path.join(mountPoint, 'ballast-rest');
+      writeFileSync(rest, Buffer.alloc(freeBytes()));
+      const api = apiClient(d, d.personalKey);
+      expect((await api.get('/api/projects/1/feature_flags/')).status).toBe(200);
+      const write = await api.post('/api/projects/1/feature_flags/', {
+        key: `while-full-${randomUUID()}`,
+        // ~1 MB of condition values: more than the pages LMDB has free to reuse.
+        filters: {
+          groups: [
+            {
+              properties: [
+                { key: 'email', type: 'person', operator: 'exact', value: Array.from({ length: 1000 }, () => randomUUID().repeat(28)) },
+              ],
+              rollout_percentage: 100,
+            },
+          ],
+        },
+      });
+      expect(write.status, write.text).toBe(503);
+      expect(write.json).toMatchObject({ type: 'server_error', code: 'store_unavailable' });
+      const metrics = (await send(d, '/metrics')).text;
+      expect(metricSample(metrics, 'hedgerow_store_writable')).toBe(0);
+      expect(metricSample(metrics, 'hedgerow_store_write_failures_total')).toBeGreaterThan(0);
+      expect(d.records().some((r) => r.level === 'error' && r.msg?.startsWith('the store refuses writes'))).toBe(true);
+
+      // Space returns: capture resumes without a restart (the probe runs every second).
+      rmSync(ballast);
+      rmSync(rest);
+      const resumeBy = Date.now() + 10_000;
+      let resumed: Reply | undefined;
+      while (Date.now() < resumeBy) {
+        const r = await sendBatch();
+        if (r.status === 200) {
+          resumed = r;
+          break;
+        }
+        await new Promise((res) => setTimeout(res, 200));
       }
-    };
-    const lanes = [lane(), lane(), lane()];
-    const deadline = Date.now() + 30_000;
-    while (refused < 20 && Date.now() < deadline && !d.exited) await new Promise((r) => setTimeout(r, 100));
-    stop = true;
-    await Promise.all(lanes);
-    expect(d.exited).toBe(false);
-    expect(refused, `statuses ${JSON.stringify([...statuses])}`).toBeGreaterThanOrEqual(20);
-    expect(unexpected).toEqual([]);
+      expect(resumed?.json).toEqual({ status: 1 });
+      expect((await send(d, '/_readyz')).status).toBe(200);
+      expect(metricSample((await send(d, '/metrics')).text, 'hedgerow_store_writable')).toBe(1);
+      expect(d.records().some((r) => r.msg === 'the store takes writes again: capture resumed')).toBe(true);
+      expect(unexpected).toEqual([]);
 
-    // Still full: capture is refused at once, readiness says why, flags and reads go on.
-    const refusal = await sendBatch();
-    expect(refusal.status).toBe(503);
-    expect(refusal.json).toMatchObject({ type: 'server_error', code: 'store_unavailable', attr: null });
-    expect((refusal.json as { detail: string }).detail).toMatch(/^Hedgerow cannot write to its store right now \(.+\); retry shortly\.$/);
-    const ready = await send(d, '/_readyz');
-    expect(ready.status).toBe(503);
-    expect(ready.json).toMatchObject({ status: 'store_unavailable' });
-    expect((ready.json as { detail: string }).detail).toMatch(/^the store refuses writes: /);
-    const flags = await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: 'user-1' });
-    expect(flags.status).toBe(200);
-    expect(flags.json).toMatchObject({ errorsWhileComputingFlags: false });
-    // The last bytes go too, so that a management write cannot find room either.
-    const rest = path.join(mountPoint, 'ballast-rest');
-    writeFileSync(rest, Buffer.alloc(freeBytes()));
-    const api = apiClient(d, d.personalKey);
-    expect((await api.get('/api/projects/1/feature_flags/')).status).toBe(200);
-    const write = await api.post('/api/projects/1/feature_flags/', {
-      key: `while-full-${randomUUID()}`,
-      // ~1 MB of condition values: more than the pages LMDB has free to reuse.
-      filters: {
-        groups: [
-          {
-            properties: [{ key: 'email', type: 'person', operator: 'exact', value: Array.from({ length: 1000 }, () => randomUUID().repeat(28)) }],
-            rollout_percentage: 100,
-          },
-        ],
-      },
-    });
-    expect(write.status, write.text).toBe(503);
-    expect(write.json).toMatchObject({ type: 'server_error', code: 'store_unavailable' });
-    const metrics = (await send(d, '/metrics')).text;
-    expect(metricSample(metrics, 'hedgerow_store_writable')).toBe(0);
-    expect(metricSample(metrics, 'hedgerow_store_write_failures_total')).toBeGreaterThan(0);
-    expect(d.records().some((r) => r.level === 'error' && r.msg?.startsWith('the store refuses writes'))).toBe(true);
-
-    // Space returns: capture resumes without a restart (the probe runs every second).
-    rmSync(ballast);
-    rmSync(rest);
-    const resumeBy = Date.now() + 10_000;
-    let resumed: Reply | undefined;
-    while (Date.now() < resumeBy) {
-      const r = await sendBatch();
-      if (r.status === 200) {
-        resumed = r;
-        break;
-      }
-      await new Promise((res) => setTimeout(res, 200));
-    }
-    expect(resumed?.json).toEqual({ status: 1 });
-    expect((await send(d, '/_readyz')).status).toBe(200);
-    expect(metricSample((await send(d, '/metrics')).text, 'hedgerow_store_writable')).toBe(1);
-    expect(d.records().some((r) => r.msg === 'the store takes writes again: capture resumed')).toBe(true);
-    expect(unexpected).toEqual([]);
-
-    expect(await d.stop()).toBe(0);
-    const stored = new Set((await exportEvents(d.dataDir)).map((e) => e.uuid));
-    const missing = [...acked].filter((u) => !stored.has(u));
-    expect(missing.length, `${missing.length} of ${acked.size} acknowledged events missing`).toBe(0);
-  }, 90_000);
+      expect(await d.stop()).toBe(0);
+      const stored = new Set((await exportEvents(d.dataDir)).map((e) => e.uuid));
+      const missing = [...acked].filter((u) => !stored.has(u));
+      expect(missing.length, `${missing.length} of ${acked.size} acknowledged events missing`).toBe(0);
+    },
+    90_000,
+  );
 });

@@ -7,15 +7,7 @@
  */
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  apiClient,
-  checkVector,
-  createProject,
-  createUser,
-  managementVector,
-  type ApiClient,
-  type TestProject,
-} from '../helpers/api.js';
+import { apiClient, checkVector, createProject, createUser, managementVector, type ApiClient, type TestProject } from '../helpers/api.js';
 import { cleanupDaemons, useDaemon } from '../helpers/daemon.js';
 import { errorBody, postJson, send, uniqueId, waitForPersons } from '../helpers/http.js';
 
@@ -68,7 +60,12 @@ describe('usage dashboards', () => {
       key: 'checkout-redesign',
       filters: {
         groups: [{ rollout_percentage: 100 }],
-        multivariate: { variants: [{ key: 'control', rollout_percentage: 50 }, { key: 'test', rollout_percentage: 50 }] },
+        multivariate: {
+          variants: [
+            { key: 'control', rollout_percentage: 50 },
+            { key: 'test', rollout_percentage: 50 },
+          ],
+        },
       },
     });
     const list = await send(d, `/api/projects/${project.id}/dashboards/?personal_api_key=${d.personalKey}`);
@@ -157,7 +154,8 @@ describe('usage dashboards', () => {
     expect((await admin.patch(`${flagsPath}${flag.id}/`, { key: 'onboarding-v2' })).status).toBe(200);
     const renamed = await dashboard(flag.usage_dashboard);
     const keyOf = (t: (typeof renamed.tiles)[number]) =>
-      (t.insight as unknown as { filters: { properties: { values: Array<{ values: Array<{ value: string[] }> }> } } }).filters.properties.values[0]!.values[0]!.value[0];
+      (t.insight as unknown as { filters: { properties: { values: Array<{ values: Array<{ value: string[] }> }> } } }).filters.properties
+        .values[0]!.values[0]!.value[0];
     const keys = Object.fromEntries(renamed.tiles.map((t) => [t.insight.name, keyOf(t)]));
     expect(keys).toEqual({
       'Feature Flag Called Total Volume': 'onboarding-v2',

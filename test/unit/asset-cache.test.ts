@@ -28,8 +28,20 @@ const MANIFEST: AssetManifest = {
   version: '1.2.3',
   id: 'abcdef012345',
   files: [
-    { asset: 'addon.node', path: 'node_modules/x/addon.node', sha256: sha256Hex(ASSETS['addon.node']!), size: ASSETS['addon.node']!.length, mode: 0o755 },
-    { asset: 'package.json', path: 'package.json', sha256: sha256Hex(ASSETS['package.json']!), size: ASSETS['package.json']!.length, mode: 0o644 },
+    {
+      asset: 'addon.node',
+      path: 'node_modules/x/addon.node',
+      sha256: sha256Hex(ASSETS['addon.node']!),
+      size: ASSETS['addon.node']!.length,
+      mode: 0o755,
+    },
+    {
+      asset: 'package.json',
+      path: 'package.json',
+      sha256: sha256Hex(ASSETS['package.json']!),
+      size: ASSETS['package.json']!.length,
+      mode: 0o644,
+    },
   ],
 };
 

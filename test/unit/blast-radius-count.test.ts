@@ -381,7 +381,11 @@ describe('countMatching agrees with the flag engine (persons)', () => {
       'flag in cohort': { properties: [exact('plan', 'pro'), inCohort(12)] },
       group: { properties: [op('employees', 'gt', '10', 'group')] },
     });
-    for (const [key, type] of [['flag', 'flag'], ['flag in cohort', 'flag'], ['group', 'group']]) {
+    for (const [key, type] of [
+      ['flag', 'flag'],
+      ['flag in cohort', 'flag'],
+      ['group', 'group'],
+    ]) {
       const thrown = thrownBy(() => countMatching(table, filtersOf(unsupported, key as string), options));
       expect(thrown).toBeInstanceOf(UnsupportedFilterError);
       expect((thrown as UnsupportedFilterError).filterType).toBe(type);

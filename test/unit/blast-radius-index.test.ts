@@ -96,7 +96,13 @@ describe('BlastRadiusIndex', () => {
     const store = open();
     commit(store, (b) => {
       for (let i = 0; i < 4; i++) {
-        b.saveGroup(P, { group_type_index: 0, group_key: `org-${i}`, group_properties: { size: i }, created_at: created.created_at, version: 0 });
+        b.saveGroup(P, {
+          group_type_index: 0,
+          group_key: `org-${i}`,
+          group_properties: { size: i },
+          created_at: created.created_at,
+          version: 0,
+        });
       }
     });
     const index = new BlastRadiusIndex(store);

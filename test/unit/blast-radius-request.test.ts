@@ -65,9 +65,10 @@ describe('parseBlastRadiusBody', () => {
   });
 
   it('ignores rollout_percentage and other keys of the condition', () => {
-    expect(
-      parseBlastRadiusBody({ condition: { properties: [personProp], rollout_percentage: 'nonsense', variant: 7 } }),
-    ).toEqual({ groupTypeIndex: null, properties: [personProp] });
+    expect(parseBlastRadiusBody({ condition: { properties: [personProp], rollout_percentage: 'nonsense', variant: 7 } })).toEqual({
+      groupTypeIndex: null,
+      properties: [personProp],
+    });
     expect(parseBlastRadiusBody({ condition: { rollout_percentage: 150 } })).toEqual({
       groupTypeIndex: null,
       properties: [],
@@ -127,16 +128,12 @@ describe('parseBlastRadiusBody', () => {
       null,
     ];
     for (const p of bad) {
-      expect(detailOf({ condition: { properties: [groupProp(1), p] }, group_type_index: 1 })).toBe(
-        INVALID_GROUP_TYPE_INDEX,
-      );
+      expect(detailOf({ condition: { properties: [groupProp(1), p] }, group_type_index: 1 })).toBe(INVALID_GROUP_TYPE_INDEX);
     }
   });
 
   it('checks the condition before the group_type_index', () => {
     expect(detailOf({ condition: 'x', group_type_index: -1 })).toBe('condition must be an object');
-    expect(detailOf({ condition: { properties: 1 }, group_type_index: 'x' })).toBe(
-      'condition.properties must be a list',
-    );
+    expect(detailOf({ condition: { properties: 1 }, group_type_index: 'x' })).toBe('condition.properties must be a list');
   });
 });

@@ -102,7 +102,9 @@ describe('loadConfig', () => {
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
-      Object.keys(env).filter((k) => k !== 'HEDGEROW_SOMETHING_ELSE').sort(),
+      Object.keys(env)
+        .filter((k) => k !== 'HEDGEROW_SOMETHING_ELSE')
+        .sort(),
     );
   });
 
@@ -119,9 +121,25 @@ describe('loadConfig', () => {
         env: { HEDGEROW_PORT: 'abc', HEDGEROW_SYNC: 'sometimes', HEDGEROW_TASKS_PER_WORKER: '0' },
         flags: { logLevel: 'loud', maxBodyBytes: 10 },
         defaultsPath: defaultsFile({
-          host: '127.0.0.1', port: 8000, dataDir: './data', workers: 300, logLevel: 'info', httpBackend: 'apache', httpThreads: 0,
-          maxBodyBytes: 20971520, bodyIdleTimeoutMs: 10000, sync: 'durable', shutdownTimeoutMs: 10000, tasksPerWorker: 8, workerNice: 10, maxPersonBacklog: 10000, maxCaptureBytesInFlight: 268435456, batchWindowMs: 1,
-          maxPropertyValues: 1000, flagsTimeoutMs: 2000, prot: 1,
+          host: '127.0.0.1',
+          port: 8000,
+          dataDir: './data',
+          workers: 300,
+          logLevel: 'info',
+          httpBackend: 'apache',
+          httpThreads: 0,
+          maxBodyBytes: 20971520,
+          bodyIdleTimeoutMs: 10000,
+          sync: 'durable',
+          shutdownTimeoutMs: 10000,
+          tasksPerWorker: 8,
+          workerNice: 10,
+          maxPersonBacklog: 10000,
+          maxCaptureBytesInFlight: 268435456,
+          batchWindowMs: 1,
+          maxPropertyValues: 1000,
+          flagsTimeoutMs: 2000,
+          prot: 1,
         }),
       }),
     );
@@ -194,8 +212,7 @@ describe('loadConfig', () => {
   });
 
   it('checks bootstrap key patterns and hides personal keys', () => {
-    expect(loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: `phc_${'a'.repeat(60)}` } }).bootstrap.projectApiKey)
-      .toHaveLength(64);
+    expect(loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: `phc_${'a'.repeat(60)}` } }).bootstrap.projectApiKey).toHaveLength(64);
     const problems = problemsOf(() =>
       loadConfig({
         env: {
@@ -212,8 +229,7 @@ describe('loadConfig', () => {
     for (const bad of [`phc_${'a'.repeat(61)}`, 'phx_abcdefghij0', 'phc_abc!defghijk']) {
       expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: bad } }))).toHaveLength(1);
     }
-    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: `phx_${'b'.repeat(81)}` } })))
-      .toHaveLength(1);
+    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: `phx_${'b'.repeat(81)}` } }))).toHaveLength(1);
   });
 
   it('reports an unreadable or malformed defaults file', () => {

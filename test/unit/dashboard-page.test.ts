@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DashboardPageModel, SeriesResult, TileView } from '../../src/dashboards/dashboard-view.js';
-import {
-  escapeHtml,
-  formatNumber,
-  linePoints,
-  niceTicks,
-  renderDashboardPage,
-} from '../../src/dashboards/render-dashboard-page.js';
+import { escapeHtml, formatNumber, linePoints, niceTicks, renderDashboardPage } from '../../src/dashboards/render-dashboard-page.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -190,7 +184,9 @@ describe('renderDashboardPage', () => {
 
   it('handles all-zero data without NaN or Infinity', () => {
     const zeros = RANGE.days.map(() => 0);
-    const html = renderDashboardPage(model([lineTile([series('true', zeros), series('false', zeros)]), tableTile([series('true', zeros)])]));
+    const html = renderDashboardPage(
+      model([lineTile([series('true', zeros), series('false', zeros)]), tableTile([series('true', zeros)])]),
+    );
     expect(html).not.toMatch(/NaN|Infinity/);
     const lines = polylines(html);
     expect(lines.size).toBe(2);
@@ -219,10 +215,7 @@ describe('renderDashboardPage', () => {
     const evilSeries = { ...series(evil, TRUE_DATA), labels: RANGE.labels.map(() => evil) };
     const html = renderDashboardPage(
       model(
-        [
-          lineTile([evilSeries], { name: quoted, description: evil, event: evil }),
-          tableTile([series(evil, TRUE_DATA)], { name: quoted }),
-        ],
+        [lineTile([evilSeries], { name: quoted, description: evil, event: evil }), tableTile([series(evil, TRUE_DATA)], { name: quoted })],
         { name: quoted, description: evil, dateFrom: evil, generatedAt: quoted },
       ),
     );

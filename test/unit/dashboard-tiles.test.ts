@@ -176,12 +176,7 @@ describe('computeTile', () => {
     const { source } = fakeSource({
       total: { test: { [LAST]: 2 }, control: { [FIRST]: 2 }, '': { [LAST]: 2 }, big: { [LAST]: 3 } },
     });
-    expect(computeTile(1, totalInsight, DAYS, source).result.map((s) => s.label)).toEqual([
-      'big',
-      'None',
-      'control',
-      'test',
-    ]);
+    expect(computeTile(1, totalInsight, DAYS, source).result.map((s) => s.label)).toEqual(['big', 'None', 'control', 'test']);
   });
 
   it('gives each series its own copy of the days', () => {

@@ -53,7 +53,16 @@ describe('parseDateparserForm', () => {
   });
 
   it('reads nothing else', () => {
-    for (const s of ['May 25 2021', 'Sept 17, 2012', 'Foo 25, 2021', 'May 32, 2021', 'May 8, 2009 13:00 PM', '12 Feb 2006 19:17.5', '2021-02-21 123', 'hello']) {
+    for (const s of [
+      'May 25 2021',
+      'Sept 17, 2012',
+      'Foo 25, 2021',
+      'May 32, 2021',
+      'May 8, 2009 13:00 PM',
+      '12 Feb 2006 19:17.5',
+      '2021-02-21 123',
+      'hello',
+    ]) {
       expect({ s, parsed: iso(s) }).toEqual({ s, parsed: undefined });
     }
   });

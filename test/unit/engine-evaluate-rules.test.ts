@@ -87,7 +87,11 @@ describe('reasons and condition_index (docs/compatibility.md#reasons)', () => {
   });
 
   it('answers no_group_type with a null index when there are no conditions', () => {
-    expect(one(flagRecord(1, 'f', { groups: [] })).reason).toEqual({ code: 'no_group_type', condition_index: null, description: 'No group type' });
+    expect(one(flagRecord(1, 'f', { groups: [] })).reason).toEqual({
+      code: 'no_group_type',
+      condition_index: null,
+      description: 'No group type',
+    });
   });
 
   it('reads legacy filters without groups as one condition', () => {
@@ -113,7 +117,10 @@ describe('reasons and condition_index (docs/compatibility.md#reasons)', () => {
 describe('early_exit (docs/compatibility.md#evaluation-order; PostHog#57321)', () => {
   const outId = idWhere('e', '', (h) => h > 0.3);
   const inId = idWhere('e', '', (h) => h <= 0.3);
-  const groups = [{ properties: [exact('plan', 'pro')], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }];
+  const groups = [
+    { properties: [exact('plan', 'pro')], rollout_percentage: 30 },
+    { properties: [], rollout_percentage: 100 },
+  ];
 
   it('ends at a condition whose properties match but whose rollout excludes the user', () => {
     const flag = flagRecord(1, 'e', { groups, early_exit: true, payloads: { true: '1' } });
@@ -123,15 +130,24 @@ describe('early_exit (docs/compatibility.md#evaluation-order; PostHog#57321)', (
       reason: { code: 'out_of_rollout_bound', condition_index: 0, description: 'Out of rollout bound' },
       payload: undefined,
     });
-    expect(one(flag, { distinctId: inId, personProperties: { plan: 'pro' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 0 });
+    expect(one(flag, { distinctId: inId, personProperties: { plan: 'pro' } }).reason).toMatchObject({
+      code: 'condition_match',
+      condition_index: 0,
+    });
   });
 
   it('goes on past a property miss, and without the flag (or with false) past the rollout too', () => {
     const flag = flagRecord(1, 'e', { groups, early_exit: true });
-    expect(one(flag, { distinctId: outId, personProperties: { plan: 'free' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+    expect(one(flag, { distinctId: outId, personProperties: { plan: 'free' } }).reason).toMatchObject({
+      code: 'condition_match',
+      condition_index: 1,
+    });
     for (const early_exit of [false, undefined, 'true']) {
       const f = flagRecord(2, 'e', { groups, ...(early_exit === undefined ? {} : { early_exit }) });
-      expect(one(f, { distinctId: outId, personProperties: { plan: 'pro' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+      expect(one(f, { distinctId: outId, personProperties: { plan: 'pro' } }).reason).toMatchObject({
+        code: 'condition_match',
+        condition_index: 1,
+      });
     }
   });
 
@@ -140,7 +156,10 @@ describe('early_exit (docs/compatibility.md#evaluation-order; PostHog#57321)', (
     const flag = flagRecord(1, 'g', {
       aggregation_group_type_index: 0,
       early_exit: true,
-      groups: [{ properties: [], rollout_percentage: 30 }, { properties: [], rollout_percentage: 100 }],
+      groups: [
+        { properties: [], rollout_percentage: 30 },
+        { properties: [], rollout_percentage: 100 },
+      ],
     });
     expect(one(flag, { groups: { company: key } }).reason).toMatchObject({ code: 'out_of_rollout_bound', condition_index: 0 });
     expect(one(flag).reason.code).toBe('no_group_type');
@@ -167,7 +186,12 @@ describe('group flags: hashed by group key, skipped without the group (docs/comp
   });
 
   it('picks the variant from the group key', () => {
-    const variants = { variants: [{ key: 'a', rollout_percentage: 50 }, { key: 'b', rollout_percentage: 50 }] };
+    const variants = {
+      variants: [
+        { key: 'a', rollout_percentage: 50 },
+        { key: 'b', rollout_percentage: 50 },
+      ],
+    };
     const keyA = idWhere('g', 'variant', (h) => h < 0.5, 'org');
     const keyB = idWhere('g', 'variant', (h) => h >= 0.5, 'org');
     expect(one(groupFlag(100, { multivariate: variants }), { groups: { company: keyA } }).variant).toBe('a');
@@ -312,7 +336,9 @@ describe('early access (docs/compatibility.md#evaluation-order)', () => {
 
   it('legacy super_groups: evaluated only when one of its keys is present', () => {
     const flag = flagRecord(1, 'sg', {
-      super_groups: [{ properties: [{ key: '$feature_enrollment/sg', operator: 'exact', value: ['true'], type: 'person' }], rollout_percentage: 100 }],
+      super_groups: [
+        { properties: [{ key: '$feature_enrollment/sg', operator: 'exact', value: ['true'], type: 'person' }], rollout_percentage: 100 },
+      ],
       groups: [{ rollout_percentage: 0 }],
     });
     expect(one(flag, { personProperties: { '$feature_enrollment/sg': 'true' } })).toMatchObject({ enabled: true, reason: superReason });
@@ -365,7 +391,10 @@ describe('flag dependencies (docs/compatibility.md#cohorts-and-flag-dependencies
   });
 
   it('compares with true (any variant), false, or an exact variant', () => {
-    const mv = flagRecord(1, 'mv', { groups: [{ variant: 'blue' }], multivariate: { variants: [{ key: 'blue', rollout_percentage: 100 }] } });
+    const mv = flagRecord(1, 'mv', {
+      groups: [{ variant: 'blue' }],
+      multivariate: { variants: [{ key: 'blue', rollout_percentage: 100 }] },
+    });
     const flags = [
       mv,
       flagRecord(2, 'any', { groups: [{ properties: [dependsOn(1, true)] }] }),
@@ -494,7 +523,11 @@ describe('cohorts (docs/compatibility.md#cohorts-and-flag-dependencies)', () => 
   it('fails on a cycle of cohorts', () => {
     const flag = flagRecord(1, 'f', { groups: [{ properties: [inCohort(1)] }] });
     const cohorts = [dynamic(1, { type: 'AND', values: [inCohort(2)] }), dynamic(2, { type: 'OR', values: [inCohort(1)] })];
-    expect(one(flag, {}, cohorts)).toMatchObject({ failed: true, error: 'dependency_cycle_cohort', reason: { description: 'Cohort dependency cycle detected' } });
+    expect(one(flag, {}, cohorts)).toMatchObject({
+      failed: true,
+      error: 'dependency_cycle_cohort',
+      reason: { description: 'Cohort dependency cycle detected' },
+    });
   });
 
   it('matches nested AND/OR groups with negation, not_in, and an empty cohort', () => {
@@ -519,7 +552,9 @@ describe('cohorts (docs/compatibility.md#cohorts-and-flag-dependencies)', () => 
   });
 
   it('never matches behavioural filters', () => {
-    const cohorts = [dynamic(1, { type: 'OR', values: [{ key: 'signed_up', type: 'behavioral', value: 'performed_event', event_type: 'events' }] })];
+    const cohorts = [
+      dynamic(1, { type: 'OR', values: [{ key: 'signed_up', type: 'behavioral', value: 'performed_event', event_type: 'events' }] }),
+    ];
     expect(one(flagRecord(1, 'f', { groups: [{ properties: [inCohort(1)] }] }), {}, cohorts).enabled).toBe(false);
   });
 
@@ -594,7 +629,9 @@ describe('time budget', () => {
   it("stops once the evaluation's V8-engine regex allowance is spent", () => {
     const regexFlags = [
       flagRecord(1, 'first', { groups: [{ rollout_percentage: 100 }] }),
-      flagRecord(2, 'lookbehind', { groups: [{ properties: [{ key: 'email', type: 'person', operator: 'regex', value: '(?<=@)example\\.com$' }] }] }),
+      flagRecord(2, 'lookbehind', {
+        groups: [{ properties: [{ key: 'email', type: 'person', operator: 'regex', value: '(?<=@)example\\.com$' }] }],
+      }),
       flagRecord(3, 'last', { groups: [{ rollout_percentage: 100 }] }),
     ];
     const snapshot = compileSnapshot({ flags: regexFlags, cohorts: [], groupTypeMapping: MAPPING, version: 1 });

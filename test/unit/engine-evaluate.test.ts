@@ -74,43 +74,50 @@ const UNDEFINED: Expected = { value: null, value_is_undefined: true };
  */
 const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
   'feature-flags.spec.ts:364': {
-    reason: 'device-id bucketing without a device id: the SDK falls back to /flags; the server skips the person condition as out of rollout (docs/compatibility.md#evaluation-order)',
+    reason:
+      'device-id bucketing without a device id: the SDK falls back to /flags; the server skips the person condition as out of rollout (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:395': {
-    reason: 'same flag with onlyEvaluateLocally (undefined in the SDK); the server answers out of rollout (docs/compatibility.md#evaluation-order)',
+    reason:
+      'same flag with onlyEvaluateLocally (undefined in the SDK); the server answers out of rollout (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:756': {
-    reason: 'no group type mapping: the SDK falls back to /flags; for the server the group condition has no group key (docs/compatibility.md#evaluation-order)',
+    reason:
+      'no group type mapping: the SDK falls back to /flags; for the server the group condition has no group key (docs/compatibility.md#evaluation-order)',
     expected: { value: false },
     code: 'no_group_type',
     conditionIndex: 0,
   },
   'feature-flags.spec.ts:845': {
-    reason: 'missing `name` is inconclusive for the SDK (fallback); remotely a missing property is a miss, the email condition is out of rollout (docs/compatibility.md#property-matching)',
+    reason:
+      'missing `name` is inconclusive for the SDK (fallback); remotely a missing property is a miss, the email condition is out of rollout (docs/compatibility.md#property-matching)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 1,
   },
   'feature-flags.spec.ts:870': {
-    reason: 'missing properties are inconclusive for the SDK; remotely they miss and the 0 % condition is out of rollout (docs/compatibility.md#property-matching)',
+    reason:
+      'missing properties are inconclusive for the SDK; remotely they miss and the 0 % condition is out of rollout (docs/compatibility.md#property-matching)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 2,
   },
   'feature-flags.spec.ts:889': {
-    reason: 'missing properties are inconclusive for the SDK; remotely no condition matches, and the tie goes to the last index (docs/compatibility.md#property-matching, docs/compatibility.md#reasons)',
+    reason:
+      'missing properties are inconclusive for the SDK; remotely no condition matches, and the tie goes to the last index (docs/compatibility.md#property-matching, docs/compatibility.md#reasons)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 2,
   },
   'feature-flags.spec.ts:958': {
-    reason: 'static cohort 98: the SDK falls back to /flags (mocked); the server looks membership up, and this person is in no static cohort (docs/compatibility.md#evaluation-context)',
+    reason:
+      'static cohort 98: the SDK falls back to /flags (mocked); the server looks membership up, and this person is in no static cohort (docs/compatibility.md#evaluation-context)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
@@ -120,7 +127,8 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { value: false },
   },
   'feature-flags.spec.ts:1022': {
-    reason: 'static cohort with onlyEvaluateLocally (undefined in the SDK); the server answers from membership (docs/compatibility.md#evaluation-context)',
+    reason:
+      'static cohort with onlyEvaluateLocally (undefined in the SDK); the server answers from membership (docs/compatibility.md#evaluation-context)',
     expected: { value: false },
   },
   'feature-flags.spec.ts:1025': {
@@ -136,7 +144,8 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { enabled: false },
   },
   'feature-flags.spec.ts:1110': {
-    reason: 'continuity flags are never evaluated locally (fallback mock); the server evaluates the 0 % rollout (docs/compatibility.md#experience-continuity)',
+    reason:
+      'continuity flags are never evaluated locally (fallback mock); the server evaluates the 0 % rollout (docs/compatibility.md#experience-continuity)',
     expected: { value: false },
     code: 'out_of_rollout_bound',
     conditionIndex: 0,
@@ -158,7 +167,8 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: { flags: { 'disabled-feature': true } },
   },
   'feature-flags.spec.ts:1819': {
-    reason: 'missing `nation` is inconclusive for the SDK; remotely a miss, so the OR cohort fails (docs/compatibility.md#property-matching, docs/compatibility.md#cohorts-and-flag-dependencies)',
+    reason:
+      'missing `nation` is inconclusive for the SDK; remotely a miss, so the OR cohort fails (docs/compatibility.md#property-matching, docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
@@ -168,13 +178,15 @@ const SERVER_DIFFERENCES: Record<string, ServerDifference> = {
     expected: UNDEFINED,
   },
   'feature-flags.spec.ts:2911': {
-    reason: 'a flag filter without operator `flag_evaluates_to` never matches for the server (fixture sdk_specific note; docs/compatibility.md#cohorts-and-flag-dependencies)',
+    reason:
+      'a flag filter without operator `flag_evaluates_to` never matches for the server (fixture sdk_specific note; docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: false },
     code: 'no_condition_match',
     conditionIndex: 0,
   },
   'feature-flags.dependencies.spec.ts:321': {
-    reason: 'the empty dependency_chain is an artefact of local definitions; the stored flag depends on an existing flag, so the server evaluates it (docs/compatibility.md#cohorts-and-flag-dependencies)',
+    reason:
+      'the empty dependency_chain is an artefact of local definitions; the stored flag depends on an existing flag, so the server evaluates it (docs/compatibility.md#cohorts-and-flag-dependencies)',
     expected: { value: true },
     code: 'condition_match',
     conditionIndex: 0,

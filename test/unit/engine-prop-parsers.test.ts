@@ -1,14 +1,7 @@
 /** The pure readers behind property matching: Rust value printing, semver, relative dates, time zones. */
 
 import { describe, expect, it } from 'vitest';
-import {
-  asciiLower,
-  rustAsF64,
-  rustNumberString,
-  rustParseF64,
-  rustTrim,
-  rustValueString,
-} from '../../src/flags/engine/coerce.js';
+import { asciiLower, rustAsF64, rustNumberString, rustParseF64, rustTrim, rustValueString } from '../../src/flags/engine/coerce.js';
 import {
   parseAbsoluteDateText,
   propertyDateInstant,
@@ -16,13 +9,7 @@ import {
   unixSecondsInstant,
 } from '../../src/flags/engine/property-date.js';
 import { parseFlagRelativeDate, subtractRelative } from '../../src/compat/relative-date.js';
-import {
-  compareSemver,
-  parseSemverRequirement,
-  parseStrictSemver,
-  semverSatisfies,
-  toSemver,
-} from '../../src/flags/engine/semver.js';
+import { compareSemver, parseSemverRequirement, parseStrictSemver, semverSatisfies, toSemver } from '../../src/flags/engine/semver.js';
 import { instantOfWallClock, resolveTimeZone, wallClockOf } from '../../src/flags/engine/wall-clock.js';
 
 describe('coerce', () => {
@@ -201,9 +188,7 @@ describe('relative dates', () => {
     expect(at('9999y', '2020-01-01T12:00:00Z')).toBe('-007979-01-01T12:00:00.000Z');
     expect(at('9999m', '2020-01-31T00:00:00Z')).toBe('1186-10-28T00:00:00.000Z');
     expect(at('9999h', '2020-01-01T00:00:00Z')).toBe('2018-11-10T09:00:00.000Z');
-    expect(subtractRelative(Date.UTC(2024, 0, 1, 5, 6, 7, 8), { amount: 2, unit: 'w' })).toBe(
-      Date.UTC(2023, 11, 18, 5, 6, 7, 8),
-    );
+    expect(subtractRelative(Date.UTC(2024, 0, 1, 5, 6, 7, 8), { amount: 2, unit: 'w' })).toBe(Date.UTC(2023, 11, 18, 5, 6, 7, 8));
   });
 });
 

@@ -9,11 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseFlagRelativeDate } from '../../src/compat/relative-date.js';
-import {
-  compilePropertyMatcher,
-  NEVER_MATCHES,
-  PROPERTY_OPERATORS,
-} from '../../src/flags/engine/match-property.js';
+import { compilePropertyMatcher, NEVER_MATCHES, PROPERTY_OPERATORS } from '../../src/flags/engine/match-property.js';
 import { resolveRelativeDate } from '../../src/flags/engine/property-date.js';
 import type { PropertyFilter, PropertyMatcher } from '../../src/flags/engine/property-matcher.js';
 import { toSemver } from '../../src/flags/engine/semver.js';
@@ -22,12 +18,7 @@ import { toSemver } from '../../src/flags/engine/semver.js';
  * Full-properties mode (what `/flags` uses once person properties are loaded): the filter's key
  * is looked up as an own property, so a missing key is `present: false`.
  */
-function matchInProperties(
-  matcher: PropertyMatcher,
-  key: string,
-  properties: Readonly<Record<string, unknown>>,
-  now: Date,
-): boolean {
+function matchInProperties(matcher: PropertyMatcher, key: string, properties: Readonly<Record<string, unknown>>, now: Date): boolean {
   const present = Object.hasOwn(properties, key);
   return matcher(present ? properties[key] : undefined, present, now);
 }
@@ -135,18 +126,15 @@ const WHY = {
     'a property set to undefined cannot travel in JSON, so the server sees no key: is_set false, ' +
     'negative operators true (docs/compatibility.md#property-matching); node treats undefined like null',
   nullIsText:
-    'the server prints null as "null" and matches it as text; node answers false for null ' +
-    '(docs/compatibility.md#property-matching)',
+    'the server prints null as "null" and matches it as text; node answers false for null ' + '(docs/compatibility.md#property-matching)',
   numericOnly:
     'the server compares gt/gte/lt/lte numerically only; node falls back to parseFloat prefixes and ' +
     'string order (docs/compatibility.md#property-matching)',
-  invalidDate:
-    'an unreadable date is a non-match on the server, inconclusive in the SDK (docs/compatibility.md#dates-and-versions)',
+  invalidDate: 'an unreadable date is a non-match on the server, inconclusive in the SDK (docs/compatibility.md#dates-and-versions)',
   realSemver:
     'the server uses real semver: pre-release ordering, more than three parts is not a version, an ' +
     'unreadable version is a non-match (docs/compatibility.md#dates-and-versions)',
-  leadingZeros:
-    'the server strips leading zeros from version parts; the SDK rejects them (docs/compatibility.md#dates-and-versions)',
+  leadingZeros: 'the server strips leading zeros from version parts; the SDK rejects them (docs/compatibility.md#dates-and-versions)',
   unknownOperator:
     'SDK: an unknown operator is inconclusive (fall back to the server); the server itself has no ' +
     'fallback and Hedgerow never matches it (docs/compatibility.md#property-matching)',
@@ -288,8 +276,7 @@ describe('relative_date_cases', () => {
     if (c.expected_equal_to_input !== undefined) expect(got).toBe(resolve(c.expected_equal_to_input, now));
     else if (c.expected_not_equal_to_input !== undefined) {
       expect(got).not.toBe(resolve(c.expected_not_equal_to_input, now));
-    }
-    else if (c.expected === 'not_null') expect(got).not.toBeNull();
+    } else if (c.expected === 'not_null') expect(got).not.toBeNull();
     else expect(got).toBe(c.expected);
   });
 });
@@ -357,9 +344,7 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
   it('leaves cohort and flag filters, and in/not_in/flag_evaluates_to, to the engine: never a match', () => {
     expect(compilePropertyMatcher({ key: 'id', type: 'cohort', value: 3, operator: 'in' })).toBe(NEVER_MATCHES);
     expect(compilePropertyMatcher({ key: 'id', type: 'cohort', value: 3, operator: 'not_in' })).toBe(NEVER_MATCHES);
-    expect(compilePropertyMatcher({ key: '7', type: 'flag', value: true, operator: 'flag_evaluates_to' })).toBe(
-      NEVER_MATCHES,
-    );
+    expect(compilePropertyMatcher({ key: '7', type: 'flag', value: true, operator: 'flag_evaluates_to' })).toBe(NEVER_MATCHES);
     expect(match({ operator: 'not_in', value: 3 }, {})).toBe(false);
     expect(match({ operator: 'flag_evaluates_to', value: true }, { k: true })).toBe(false);
   });
@@ -374,12 +359,8 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
 
   it('looks keys up as own properties only', () => {
     expect(match({ operator: 'is_set', value: 'x' }, {})).toBe(false);
-    expect(matchInProperties(compilePropertyMatcher({ key: 'toString', operator: 'is_set' }), 'toString', {}, NOW)).toBe(
-      false,
-    );
-    expect(matchOverridesOnly(compilePropertyMatcher({ key: 'constructor', value: 'x' }), 'constructor', {}, NOW)).toBe(
-      undefined,
-    );
+    expect(matchInProperties(compilePropertyMatcher({ key: 'toString', operator: 'is_set' }), 'toString', {}, NOW)).toBe(false);
+    expect(matchOverridesOnly(compilePropertyMatcher({ key: 'constructor', value: 'x' }), 'constructor', {}, NOW)).toBe(undefined);
   });
 
   it('exact compares booleans and "true"/"false" as truthiness (Rust), lists and case-insensitively otherwise', () => {
@@ -502,8 +483,7 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
   });
 
   it('semver operators follow the Rust service', () => {
-    const semver = (operator: string, value: unknown, version: unknown): boolean =>
-      match({ operator, value }, { k: version });
+    const semver = (operator: string, value: unknown, version: unknown): boolean => match({ operator, value }, { k: version });
     expect(semver('semver_gt', '1.0.0', '1.0.0-alpha.1')).toBe(false);
     expect(semver('semver_gt', '1.0.0', '1.0.1-beta.2')).toBe(true);
     expect(semver('semver_lt', '1.0.0-alpha.1', '1.0.0-alpha.0')).toBe(true);
@@ -563,9 +543,7 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
     expect(match(joined, { k: '2023-01-24T23:20:24.865148+00:00' })).toBe(false);
     // The filter value must be text.
     expect(match({ operator: 'is_date_before', value: 20220501 }, { k: '2020-01-01' })).toBe(false);
-    expect(match({ operator: 'is_date_exact', value: '2024-03-21T00:00:00.0000001Z' }, { k: '2024-03-21T00:00:00Z' })).toBe(
-      false,
-    );
+    expect(match({ operator: 'is_date_exact', value: '2024-03-21T00:00:00.0000001Z' }, { k: '2024-03-21T00:00:00Z' })).toBe(false);
   });
 
   it('dates: relative filter values against now, null and missing never match', () => {
@@ -598,10 +576,7 @@ describe('compilePropertyMatcher rules beyond the vectors', () => {
     expect(overlap('2024-11-03T08:30:00Z', true, NOW)).toBe(true);
     expect(overlap('2024-11-03T09:30:00Z', true, NOW)).toBe(false);
     // An unknown zone name falls back to UTC.
-    const unknown = compilePropertyMatcher(
-      { key: 'k', operator: 'is_date_exact', value: '2024-06-03' },
-      { timezone: 'Mars/Olympus' },
-    );
+    const unknown = compilePropertyMatcher({ key: 'k', operator: 'is_date_exact', value: '2024-06-03' }, { timezone: 'Mars/Olympus' });
     expect(unknown('2024-06-03T00:00:00Z', true, NOW)).toBe(true);
   });
 });

@@ -1,11 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import LZString from 'lz-string';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeFlagsBody,
-  replaceNonFiniteLiterals,
-  type FlagsHttpInput,
-} from '../../src/flag-requests/decode-flags-body.js';
+import { decodeFlagsBody, replaceNonFiniteLiterals, type FlagsHttpInput } from '../../src/flag-requests/decode-flags-body.js';
 import { expectHedgerowError } from './ingestion-vectors.js';
 
 const CAP = 1024 * 1024;
@@ -171,10 +167,7 @@ describe('decodeFlagsBody: errors', () => {
     expectHedgerowError(() => decodeFlagsBody(input(big), 1000), 'HR_PAYLOAD_OVER_BUDGET');
     expectHedgerowError(() => decodeFlagsBody(input(gzipSync(big)), 1000), 'HR_DECOMPRESSED_TOO_LARGE');
     const lz = LZString.compressToBase64(big);
-    expectHedgerowError(
-      () => decodeFlagsBody(input(lz, { query: 'compression=lz64' }), 1000),
-      'HR_LZ64_TOO_LARGE',
-    );
+    expectHedgerowError(() => decodeFlagsBody(input(lz, { query: 'compression=lz64' }), 1000), 'HR_LZ64_TOO_LARGE');
   });
 });
 

@@ -13,10 +13,7 @@ function request(method: string, headers: Record<string, string> = {}, query = '
   return { method, path: '/flags', query, header: (name) => headers[name] ?? '', ip: '127.0.0.1', body: new Uint8Array(0) };
 }
 
-function side(
-  handsOn: boolean,
-  evaluate: () => FlagsOutcome | Promise<FlagsOutcome> | undefined,
-): FlagsSide & { errors: FlagsEndpoint[] } {
+function side(handsOn: boolean, evaluate: () => FlagsOutcome | Promise<FlagsOutcome> | undefined): FlagsSide & { errors: FlagsEndpoint[] } {
   const errors: FlagsEndpoint[] = [];
   return { handsOn, evaluate, onErrorsAnswered: (endpoint) => errors.push(endpoint), errors };
 }
@@ -45,7 +42,13 @@ describe('handleFlags', () => {
       body: '{"flags":{}}',
     });
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT']) expect(handleFlags(request(method), 'flags', thread)).toBeUndefined();
-    expect(handleFlags(request('POST'), 'decide', side(true, () => undefined))).toBeUndefined();
+    expect(
+      handleFlags(
+        request('POST'),
+        'decide',
+        side(true, () => undefined),
+      ),
+    ).toBeUndefined();
   });
 
   it('the daemon answers every method, and 503 while it has no pool', async () => {

@@ -152,10 +152,9 @@ describe('parseFlagsRequest', () => {
 
   it('anon distinct id: $anon_distinct_id, anon_distinct_id, then person_properties (strings only)', () => {
     expect(parseFlagsRequest({ token: 't', anon_distinct_id: 'a1' }).anonDistinctId).toBe('a1');
-    expect(
-      parseFlagsRequest({ token: 't', $anon_distinct_id: 'top', person_properties: { $anon_distinct_id: 'pp' } })
-        .anonDistinctId,
-    ).toBe('top');
+    expect(parseFlagsRequest({ token: 't', $anon_distinct_id: 'top', person_properties: { $anon_distinct_id: 'pp' } }).anonDistinctId).toBe(
+      'top',
+    );
     expect(parseFlagsRequest({ token: 't', person_properties: { $anon_distinct_id: 'pp' } }).anonDistinctId).toBe('pp');
     expect(parseFlagsRequest({ token: 't', person_properties: { $anon_distinct_id: 5 } }).anonDistinctId).toBeUndefined();
     expect(parseFlagsRequest({ token: 't', $anon_distinct_id: '' }).anonDistinctId).toBeUndefined();

@@ -253,9 +253,7 @@ describe('FlagsResponseEncoder: shared result objects', () => {
   it('escapes keys and values', () => {
     const odd = results([['a"b\\c', result(true, 'v"1', reason('condition_match', 0), 'x"y')]]);
     const { body } = encode('flags-v2', { results: odd });
-    const detail = (body.flags as Record<string, { key: string; variant: string; metadata: { id: number; payload: string } }>)[
-      'a"b\\c'
-    ];
+    const detail = (body.flags as Record<string, { key: string; variant: string; metadata: { id: number; payload: string } }>)['a"b\\c'];
     expect(detail?.key).toBe('a"b\\c');
     expect(detail?.variant).toBe('v"1');
     expect(detail?.metadata.payload).toBe('x"y');
@@ -336,13 +334,31 @@ describe('FlagsResponseEncoder: encodeInto (the answer as UTF-8 in a caller buff
     const enc = new FlagsResponseEncoder(meta);
     const target = Buffer.alloc(64 * 1024);
     const orders = [
-      results([['mv', VARIANT], ['bool', BOOL_WITH_PAYLOAD], ['miss', MISS]]),
-      results([['miss', MISS], ['mv', VARIANT], ['bool', BOOL_WITH_PAYLOAD]]),
-      results([['bool', BOOL_WITH_PAYLOAD], ['miss', MISS], ['mv', VARIANT]]),
+      results([
+        ['mv', VARIANT],
+        ['bool', BOOL_WITH_PAYLOAD],
+        ['miss', MISS],
+      ]),
+      results([
+        ['miss', MISS],
+        ['mv', VARIANT],
+        ['bool', BOOL_WITH_PAYLOAD],
+      ]),
+      results([
+        ['bool', BOOL_WITH_PAYLOAD],
+        ['miss', MISS],
+        ['mv', VARIANT],
+      ]),
       results([['mv', VARIANT]]),
     ];
     for (const order of [...orders, ...[...orders].reverse()]) {
-      const input: FlagsResponseInput = { format: 'flags-v2', results: order, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };
+      const input: FlagsResponseInput = {
+        format: 'flags-v2',
+        results: order,
+        errorsWhileComputingFlags: false,
+        requestId: REQUEST_ID,
+        evaluatedAt: AT,
+      };
       const n = enc.encodeInto(input, target);
       const text = enc.encode(input);
       expect(target.subarray(0, n).toString('utf8')).toBe(text);
@@ -352,7 +368,13 @@ describe('FlagsResponseEncoder: encodeInto (the answer as UTF-8 in a caller buff
 
   it('says when the answer might not fit, and writes nothing past the buffer', () => {
     const enc = new FlagsResponseEncoder(meta);
-    const input: FlagsResponseInput = { format: 'flags-v2', results: ALL, errorsWhileComputingFlags: false, requestId: REQUEST_ID, evaluatedAt: AT };
+    const input: FlagsResponseInput = {
+      format: 'flags-v2',
+      results: ALL,
+      errorsWhileComputingFlags: false,
+      requestId: REQUEST_ID,
+      evaluatedAt: AT,
+    };
     const size = Buffer.byteLength(enc.encode(input), 'utf8');
     const backing = Buffer.alloc(size + 16, 0xaa);
     expect(enc.encodeInto(input, backing.subarray(0, 64))).toBeUndefined();

@@ -31,7 +31,14 @@ const snapshot = compileSnapshot({ flags: FLAGS, cohorts: [], groupTypeMapping: 
 function visibleKeys(req: Partial<VisibilityRequest>): string[] {
   const visible = visibleSlots(snapshot, { onlySurveyFlags: false, runtime: 'all', contexts: [], ...req });
   if (visible === null) return FLAGS.map((f) => f.key);
-  const results = evaluateFlags(snapshot, { distinctId: 'u1', personProperties: {}, groups: {}, groupProperties: {}, now: new Date(), visible });
+  const results = evaluateFlags(snapshot, {
+    distinctId: 'u1',
+    personProperties: {},
+    groups: {},
+    groupProperties: {},
+    now: new Date(),
+    visible,
+  });
   const keys: string[] = [];
   results.forEach((_r, key) => keys.push(key));
   return keys;
@@ -80,7 +87,13 @@ describe('visibleSlots', () => {
   });
 
   it('shows a flag with evaluation tags only to requests naming one of them', () => {
-    expect(visibleKeys({ contexts: ['staging'] })).toEqual(['plain', 'server-only', 'client-only', 'survey-targeting-abc', 'prod-or-staging']);
+    expect(visibleKeys({ contexts: ['staging'] })).toEqual([
+      'plain',
+      'server-only',
+      'client-only',
+      'survey-targeting-abc',
+      'prod-or-staging',
+    ]);
     expect(visibleKeys({ contexts: ['prod'] })).toEqual(FLAGS.map((f) => f.key));
     expect(visibleKeys({ contexts: ['dev'] })).toEqual(['plain', 'server-only', 'client-only', 'survey-targeting-abc']);
   });

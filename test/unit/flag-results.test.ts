@@ -14,7 +14,9 @@ const flags = [
   flagRecordWith({
     id: 4,
     key: 'needs-zeta',
-    filters: { groups: [{ properties: [{ key: '1', type: 'flag', value: true, operator: 'flag_evaluates_to' }], rollout_percentage: 100 }] },
+    filters: {
+      groups: [{ properties: [{ key: '1', type: 'flag', value: true, operator: 'flag_evaluates_to' }], rollout_percentage: 100 }],
+    },
   }),
 ];
 const snapshot = compileSnapshot({ flags, cohorts: [], groupTypeMapping: {}, version: 1 });
@@ -25,7 +27,11 @@ describe('FlagResults', () => {
     const results = evaluateFlags(snapshot, ctx);
     expect(results.size).toBe(3);
     expect([...results.keys()]).toEqual(['zeta', 'alpha', 'needs-zeta']);
-    expect([...results].map(([key, r]) => [key, r.enabled])).toEqual([['zeta', true], ['alpha', false], ['needs-zeta', true]]);
+    expect([...results].map(([key, r]) => [key, r.enabled])).toEqual([
+      ['zeta', true],
+      ['alpha', false],
+      ['needs-zeta', true],
+    ]);
     expect([...results.entries()]).toEqual([...results]);
     expect([...results.values()]).toEqual([...results].map(([, r]) => r));
     const seen: string[] = [];

@@ -39,9 +39,7 @@ describe('FlagStore', () => {
     expect(flags.liveIdByKey(1, 'beta')).toBe(1);
     expect(flags.flagsVersion(1)).toBe(1);
     expect(dashboards.get(1, flag.usage_dashboard!)?.name).toBe('Generated Dashboard: beta Usage');
-    expect(activity.list(1, FLAG_ACTIVITY_SCOPE).map((e) => [e.activity, e.item_id, e.detail.name])).toEqual([
-      ['created', '1', 'beta'],
-    ]);
+    expect(activity.list(1, FLAG_ACTIVITY_SCOPE).map((e) => [e.activity, e.item_id, e.detail.name])).toEqual([['created', '1', 'beta']]);
   });
 
   it('writes nothing when prepare throws', () => {

@@ -6,7 +6,15 @@ import { findVersionConflict } from '../../src/flags/version-conflict.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 
 function makeFlag(over: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
-  return flagRecordWith({ key: 'a-feature-flag-that-is-updated', name: 'original name', created_by: 1, created_at: '2021-08-25T22:09:14.252000Z', updated_at: '2021-08-25T22:09:14.252000Z', last_modified_by: 1, ...over });
+  return flagRecordWith({
+    key: 'a-feature-flag-that-is-updated',
+    name: 'original name',
+    created_by: 1,
+    created_at: '2021-08-25T22:09:14.252000Z',
+    updated_at: '2021-08-25T22:09:14.252000Z',
+    last_modified_by: 1,
+    ...over,
+  });
 }
 
 const emailFilters = {
@@ -23,9 +31,7 @@ describe('flagChanges', () => {
     interface Vector {
       expected: { body_fragment: { results: { detail: { changes: unknown } }[] } };
     }
-    const vectors = JSON.parse(
-      readFileSync(new URL('../fixtures/management-vectors.json', import.meta.url), 'utf8'),
-    ) as Vector[];
+    const vectors = JSON.parse(readFileSync(new URL('../fixtures/management-vectors.json', import.meta.url), 'utf8')) as Vector[];
     const expected = vectors[19]?.expected.body_fragment.results[0]?.detail.changes;
     const before = makeFlag();
     const after = makeFlag({
@@ -100,15 +106,11 @@ describe('findVersionConflict', () => {
 
   it('no conflict for different fields, unchanged fields or the same change', () => {
     // the client changes active; someone else changed the name
-    expect(findVersionConflict({ active: false, version: 1, original_flag: { ...original, active: true } }, current)).toBe(
-      false,
-    );
+    expect(findVersionConflict({ active: false, version: 1, original_flag: { ...original, active: true } }, current)).toBe(false);
     // the client sends the name it read, unchanged
     expect(findVersionConflict({ name: 'original name', version: 1, original_flag: original }, current)).toBe(false);
     // both made the same change
-    expect(findVersionConflict({ name: 'Another Updated name', version: 1, original_flag: original }, current)).toBe(
-      false,
-    );
+    expect(findVersionConflict({ name: 'Another Updated name', version: 1, original_flag: original }, current)).toBe(false);
     // fields missing from the snapshot are not compared
     expect(findVersionConflict({ name: 'Mine', version: 1, original_flag: { key: current.key } }, current)).toBe(false);
     // only writable fields count

@@ -69,16 +69,12 @@ const STORED: Record<string, () => FeatureFlagRecord[]> = {
     flag(2, 'flag-c', oneGroup(dependsOn('4'), dependsOn('3'), email)),
     flag(1, 'flag-d', oneGroup(dependsOn('2'), { key: 'country', type: 'person', value: 'US', operator: 'exact' })),
   ],
-  test_flag_dependency_transformation_self_dependency: () => [
-    flag(5, 'self-flag', oneGroup(dependsOn('self-flag'), email)),
-  ],
+  test_flag_dependency_transformation_self_dependency: () => [flag(5, 'self-flag', oneGroup(dependsOn('self-flag'), email))],
   test_flag_dependency_transformation_self_referencing_circular_dependency: () => [
     flag(40, 'flag-b', oneGroup(dependsOn('flag-b'))),
     flag(41, 'flag-a', oneGroup(dependsOn('40'))),
   ],
-  test_flag_dependency_transformation_missing_dependency: () => [
-    flag(6, 'flag-a', oneGroup(dependsOn('999999'), email)),
-  ],
+  test_flag_dependency_transformation_missing_dependency: () => [flag(6, 'flag-a', oneGroup(dependsOn('999999'), email))],
 };
 
 function served(flags: unknown[], key: string): MinimalFlag {
@@ -202,9 +198,7 @@ describe('which flags are served', () => {
     const defs = build([], { groupTypeMapping });
     expect(defs.group_type_mapping).toEqual(groupTypeMapping);
     expect(defs.group_type_mapping).not.toBe(groupTypeMapping);
-    expect(JSON.stringify(defs)).toBe(
-      '{"flags":[],"group_type_mapping":{"0":"organization","1":"company"},"cohorts":{}}',
-    );
+    expect(JSON.stringify(defs)).toBe('{"flags":[],"group_type_mapping":{"0":"organization","1":"company"},"cohorts":{}}');
   });
 });
 
@@ -309,10 +303,7 @@ describe('cohorts with send_cohorts', () => {
   });
 
   it('survives cohort reference cycles and skips unknown cohorts', () => {
-    const cohorts = [
-      cohort(1, personGroup('AND', inCohort(2))),
-      cohort(2, personGroup('AND', inCohort(1), inCohort(99))),
-    ];
+    const cohorts = [cohort(1, personGroup('AND', inCohort(2))), cohort(2, personGroup('AND', inCohort(1), inCohort(99)))];
     expect(Object.keys(build([flag(1, 'a', oneGroup(inCohort(1)))], { cohorts }).cohorts)).toEqual(['1', '2']);
   });
 
@@ -340,9 +331,7 @@ describe('single-cohort inlining without send_cohorts', () => {
       { properties: [person('a', 1), person('b', 2)], rollout_percentage: 30 },
     ]);
     const or = cohort(1, { type: 'OR', values: [{ type: 'AND', values: [person('a', 1), person('b', 2)] }] });
-    expect(groupsOf([or], oneGroup(inCohort(1)))).toEqual([
-      { properties: [person('a', 1), person('b', 2)], rollout_percentage: 100 },
-    ]);
+    expect(groupsOf([or], oneGroup(inCohort(1)))).toEqual([{ properties: [person('a', 1), person('b', 2)], rollout_percentage: 100 }]);
     const wide = cohort(1, { type: 'OR', values: [person('a', 1), person('b', 2)] });
     expect(groupsOf([wide], oneGroup(inCohort(1)))).toEqual([
       { properties: [person('a', 1)], rollout_percentage: 100 },

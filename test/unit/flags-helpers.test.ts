@@ -23,15 +23,7 @@ describe('pythonRepr / pythonStr', () => {
   });
 
   it('names types and strips like Python', () => {
-    expect([null, true, 1, 1.5, 's', [], {}].map(pythonTypeName)).toEqual([
-      'NoneType',
-      'bool',
-      'int',
-      'float',
-      'str',
-      'list',
-      'dict',
-    ]);
+    expect([null, true, 1, 1.5, 's', [], {}].map(pythonTypeName)).toEqual(['NoneType', 'bool', 'int', 'float', 'str', 'list', 'dict']);
     expect(pythonStrip('\x1c a \u3000')).toBe('a');
     expect(pythonStrip('\ufeffa')).toBe('\ufeffa');
   });
@@ -107,7 +99,11 @@ describe('compileFlagRegex', () => {
     expect(compileFlagRegex('\\b(\\w+)\\b.*\\b\\1\\b')?.search('the quick brown fox jumps over the lazy dog')).toBe(true);
     expect(compileFlagRegex('\\b(\\w+)\\b.*\\b\\1\\b')?.search('a quick brown fox jumps over the lazy dog')).toBe(false);
     expect(compileFlagRegex('(\\w+)\\s+\\1')?.search(`${'x'.repeat(100)} hello hello`)).toBe(true);
-    expect(compileFlagRegex('^(?=.*utm_source)(?=.*utm_campaign)')?.search(`https://example.com/?${'p=1&'.repeat(200)}utm_campaign=a&utm_source=b`)).toBe(true);
+    expect(
+      compileFlagRegex('^(?=.*utm_source)(?=.*utm_campaign)')?.search(
+        `https://example.com/?${'p=1&'.repeat(200)}utm_campaign=a&utm_source=b`,
+      ),
+    ).toBe(true);
     // A cheap pattern anchored at the start is searched in a long value.
     const anchored = compileFlagRegex('^(?!.*internal)');
     expect(anchored?.search(`https://example.com/?${'q=1&'.repeat(50_000)}`)).toBe(true);

@@ -2,16 +2,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PostHogErrorBody } from '../../src/errors.js';
 import type { FeatureFlagRecord, FlagWrite } from '../../src/flags/feature-flag.js';
-import {
-  validateFlagWrite,
-  type CohortInfo,
-  type FlagValidationContext,
-} from '../../src/flags/validate-flag-write.js';
+import { validateFlagWrite, type CohortInfo, type FlagValidationContext } from '../../src/flags/validate-flag-write.js';
 import { flagRecordWith } from '../fixtures/flag-record.js';
 import { validationErrorOf } from '../helpers/errors.js';
 
 function makeFlag(over: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
-  return flagRecordWith({ key: 'red_button', created_by: 1, created_at: '2021-08-25T22:09:14.252000Z', updated_at: '2021-08-25T22:09:14.252000Z', last_modified_by: 1, ...over });
+  return flagRecordWith({
+    key: 'red_button',
+    created_by: 1,
+    created_at: '2021-08-25T22:09:14.252000Z',
+    updated_at: '2021-08-25T22:09:14.252000Z',
+    last_modified_by: 1,
+    ...over,
+  });
 }
 
 interface Setup {
@@ -56,9 +59,7 @@ describe('vectors (management.json cases 0-18, 36-44)', () => {
     request: { method: string; body: Record<string, unknown> | null };
     expected: { status: number; body_fragment: Record<string, unknown> | null };
   }
-  const vectors = JSON.parse(
-    readFileSync(new URL('../fixtures/management-vectors.json', import.meta.url), 'utf8'),
-  ) as Vector[];
+  const vectors = JSON.parse(readFileSync(new URL('../fixtures/management-vectors.json', import.meta.url), 'utf8')) as Vector[];
   const COHORT_ID = 7;
   const setups: Record<number, Setup> = {
     9: { mode: 'patch', current: makeFlag({ id: 3, key: 'red_button' }), live: { red_button: 3 } },
@@ -186,9 +187,7 @@ describe('key', () => {
     };
     expect(errorOf({ key: 'taken' }, { live: { taken: 5 } })).toEqual(unique);
     expect(errorOf({ key: 'foo.bar' }, { live: { 'foo.bar': 5 } })).toEqual(unique);
-    expect(errorOf({ key: 'taken' }, { mode: 'patch', current: makeFlag({ id: 4 }), live: { taken: 5 } })).toEqual(
-      unique,
-    );
+    expect(errorOf({ key: 'taken' }, { mode: 'patch', current: makeFlag({ id: 4 }), live: { taken: 5 } })).toEqual(unique);
     expect(validate({ key: 'taken' }, { mode: 'patch', current: makeFlag({ id: 5 }), live: { taken: 5 } })).toEqual({
       key: 'taken',
     });
@@ -291,22 +290,15 @@ describe('plain fields', () => {
   });
 
   it('created_at is an ISO datetime stored with microseconds in UTC', () => {
-    expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14.252Z' }).created_at).toBe(
-      '2021-08-25T22:09:14.252000Z',
-    );
-    expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14+02:00' }).created_at).toBe(
-      '2021-08-25T20:09:14.000000Z',
-    );
+    expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14.252Z' }).created_at).toBe('2021-08-25T22:09:14.252000Z');
+    expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14+02:00' }).created_at).toBe('2021-08-25T20:09:14.000000Z');
     expect(validate({ key: 'k', created_at: '2021-08-25' }).created_at).toBe('2021-08-25T00:00:00.000000Z');
-    expect(validate({ key: 'k', created_at: '2021-08-25 01:02:03.1234567' }).created_at).toBe(
-      '2021-08-25T01:02:03.123456Z',
-    );
+    expect(validate({ key: 'k', created_at: '2021-08-25 01:02:03.1234567' }).created_at).toBe('2021-08-25T01:02:03.123456Z');
     for (const bad of ['yesterday', '2021-02-30T00:00:00Z', '2021-08-25T25:00', 5, '']) {
       expect(errorOf({ key: 'k', created_at: bad })).toEqual({
         type: 'validation_error',
         code: 'invalid_input',
-        detail:
-          'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+        detail: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
         attr: 'created_at',
       });
     }
@@ -347,9 +339,7 @@ describe('plain fields', () => {
       detail: 'Expected a list of items but got type "int".',
     });
     const c = { ...ctx(), dashboardExists: (id: number) => id === 1 };
-    expect(() => validateFlagWrite({ key: 'k', analytics_dashboards: [2] }, c)).toThrow(
-      'Invalid pk "2" - object does not exist.',
-    );
+    expect(() => validateFlagWrite({ key: 'k', analytics_dashboards: [2] }, c)).toThrow('Invalid pk "2" - object does not exist.');
   });
 
   it('version must be an integer but is not written', () => {
@@ -422,9 +412,7 @@ describe('filters', () => {
       code: 'invalid_input',
       attr: 'filters',
     });
-    expect(errorOf(withFilters({ groups: [group([{ key: 'x', type: 'group', group_type_index: 0 }])] }))).toMatchObject(
-      { detail: msg },
-    );
+    expect(errorOf(withFilters({ groups: [group([{ key: 'x', type: 'group', group_type_index: 0 }])] }))).toMatchObject({ detail: msg });
     expect(errorOf(withFilters({ groups: [group(['not an object'])] }))).toMatchObject({ detail: msg });
     const flagProp = { key: '12', type: 'flag', value: true, operator: 'flag_evaluates_to' };
     expect(validate(withFilters({ groups: [group([flagProp])] })).filters).toBeDefined();
@@ -440,9 +428,7 @@ describe('filters', () => {
     expect(errorOf(withFilters({ aggregation_group_type_index: 1, groups: [group([g(0)])] }))).toMatchObject({
       detail: msg,
     });
-    expect(
-      errorOf(withFilters({ aggregation_group_type_index: 0, groups: [group([person({})])] })),
-    ).toMatchObject({ detail: msg });
+    expect(errorOf(withFilters({ aggregation_group_type_index: 0, groups: [group([person({})])] }))).toMatchObject({ detail: msg });
   });
 
   it('checks the type of every property before any variant or value rule', () => {
@@ -473,12 +459,10 @@ describe('filters', () => {
     // an empty variants list is not checked
     expect(validate(withFilters({ groups: [group([])], multivariate: { variants: [] } })).filters).toBeDefined();
     const override = 'Filters are not valid (variant override does not exist)';
-    expect(
-      validate(withFilters({ groups: [group([], { variant: 'v1' })], multivariate: variants(50, 50) })).filters,
-    ).toBeDefined();
-    expect(errorOf(withFilters({ groups: [group([], { variant: 'v9' })], multivariate: variants(50, 50) }))).toMatchObject(
-      { detail: override },
-    );
+    expect(validate(withFilters({ groups: [group([], { variant: 'v1' })], multivariate: variants(50, 50) })).filters).toBeDefined();
+    expect(errorOf(withFilters({ groups: [group([], { variant: 'v9' })], multivariate: variants(50, 50) }))).toMatchObject({
+      detail: override,
+    });
     expect(errorOf(withFilters({ groups: [group([], { variant: 'v0' })] }))).toMatchObject({ detail: override });
     // null or empty override means none
     expect(validate(withFilters({ groups: [group([], { variant: null })] })).filters).toBeDefined();
@@ -533,8 +517,7 @@ describe('filters', () => {
   });
 
   it('date operators need an absolute or relative date', () => {
-    const flag = (value: unknown) =>
-      withFilters({ groups: [group([person({ key: 'd', operator: 'is_date_before', value })])] });
+    const flag = (value: unknown) => withFilters({ groups: [group([person({ key: 'd', operator: 'is_date_before', value })])] });
     for (const ok of ['-10m', '-7d', '-1h', '-2w', '-1y', '3m', '2024-01-15', '2024-01-15T10:00:00Z', '2024/01/15']) {
       expect(validate(flag(ok)).filters, ok).toBeDefined();
     }
@@ -665,8 +648,7 @@ describe('filters', () => {
 });
 
 describe('create() dry run', () => {
-  const regexFlag = (value: string, operator = 'regex') =>
-    withFilters({ groups: [group([person({ operator, value })])] });
+  const regexFlag = (value: string, operator = 'regex') => withFilters({ groups: [group([person({ operator, value })])] });
 
   it('rejects regexes the flag dialect cannot compile, on create only', () => {
     const failed = {

@@ -79,9 +79,7 @@ describe('stale status', () => {
     expect(isFullyRolledOut(makeFlag())).toBe(true);
     expect(isFullyRolledOut(makeFlag({ filters: full }))).toBe(true);
     expect(isFullyRolledOut(makeFlag({ filters: { groups: [{ rollout_percentage: 100 }] } }))).toBe(true);
-    expect(isFullyRolledOut(makeFlag({ filters: { groups: [{ properties: [], rollout_percentage: 99 }] } }))).toBe(
-      false,
-    );
+    expect(isFullyRolledOut(makeFlag({ filters: { groups: [{ properties: [], rollout_percentage: 99 }] } }))).toBe(false);
     const withProps = { groups: [{ properties: [{ key: 'a', type: 'person', value: 1 }], rollout_percentage: 100 }] };
     expect(isFullyRolledOut(makeFlag({ filters: withProps }))).toBe(false);
     expect(isFullyRolledOut(makeFlag({ filters: { ...full, multivariate: variants(50, 50) } }))).toBe(false);
@@ -170,11 +168,7 @@ describe('filterFlags', () => {
 
 describe('orderNewestFirst', () => {
   it('orders by created_at then id, descending, without mutating', () => {
-    const input = [
-      makeFlag({ id: 1, created_at: OLD }),
-      makeFlag({ id: 2, created_at: RECENT }),
-      makeFlag({ id: 3, created_at: RECENT }),
-    ];
+    const input = [makeFlag({ id: 1, created_at: OLD }), makeFlag({ id: 2, created_at: RECENT }), makeFlag({ id: 3, created_at: RECENT })];
     expect(orderNewestFirst(input).map((f) => f.id)).toEqual([3, 2, 1]);
     expect(input.map((f) => f.id)).toEqual([1, 2, 3]);
   });

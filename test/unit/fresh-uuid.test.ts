@@ -22,7 +22,7 @@ describe('freshUuidV7', () => {
     expect(msecs(made[made.length - 1]!)).toBeLessThanOrEqual(after + 1);
   });
 
-  it('lays a uuid out as uuid\'s v7 does, for any time, sequence and random bytes', () => {
+  it("lays a uuid out as uuid's v7 does, for any time, sequence and random bytes", () => {
     const times = [0, 1, 0x0fffffffffff, 0xffffffffffff, Date.now(), 1_700_000_000_123];
     const seqs = [0, 1, -1, 0x7fffffff, -0x80000000, 0x0fffffff, 123456789];
     for (const msecs of times) {

@@ -38,13 +38,7 @@ function zlibLength(body: Uint8Array): number {
   }
 }
 
-const STRATEGIES = [
-  constants.Z_DEFAULT_STRATEGY,
-  constants.Z_FILTERED,
-  constants.Z_HUFFMAN_ONLY,
-  constants.Z_RLE,
-  constants.Z_FIXED,
-];
+const STRATEGIES = [constants.Z_DEFAULT_STRATEGY, constants.Z_FILTERED, constants.Z_HUFFMAN_ONLY, constants.Z_RLE, constants.Z_FIXED];
 
 function bodies(): Buffer[] {
   const next = rng(1);
@@ -52,7 +46,12 @@ function bodies(): Buffer[] {
   for (let i = 0; i < 120; i++) {
     const length = Math.floor(next() ** 3 * 200_000);
     const data = i % 9 === 0 ? randomBytes(length) : i % 13 === 0 ? Buffer.alloc(length, 'x') : sample(next, length);
-    const opts: ZlibOptions = { level: i % 10, strategy: STRATEGIES[i % STRATEGIES.length], memLevel: 1 + (i % 9), windowBits: 10 + (i % 6) };
+    const opts: ZlibOptions = {
+      level: i % 10,
+      strategy: STRATEGIES[i % STRATEGIES.length],
+      memLevel: 1 + (i % 9),
+      windowBits: 10 + (i % 6),
+    };
     out.push(gzipSync(data, opts));
   }
   return out;
@@ -68,7 +67,12 @@ describe('gzipOutputLength', () => {
   it('adds up members one after another, stops at a 0 byte, and refuses other trailing bytes (as zlib)', () => {
     const a = all[20] as Buffer;
     const b = all[31] as Buffer;
-    const cases = [Buffer.concat([a, b]), Buffer.concat([a, b, a]), Buffer.concat([a, Buffer.from([0, 1, 2])]), Buffer.concat([a, Buffer.from([5])])];
+    const cases = [
+      Buffer.concat([a, b]),
+      Buffer.concat([a, b, a]),
+      Buffer.concat([a, Buffer.from([0, 1, 2])]),
+      Buffer.concat([a, Buffer.from([5])]),
+    ];
     for (const body of cases) expect(gzipOutputLength(body, Number.MAX_SAFE_INTEGER)).toBe(zlibLength(body));
     expect(gzipOutputLength(cases[0] as Buffer, Number.MAX_SAFE_INTEGER)).toBe(gunzipSync(a).length + gunzipSync(b).length);
     expect(gzipOutputLength(cases[3] as Buffer, Number.MAX_SAFE_INTEGER)).toBe(INVALID_GZIP);
@@ -99,7 +103,10 @@ describe('gzipOutputLength', () => {
     }
     expect(compared).toBeGreaterThan(100);
     const good = all[40] as Buffer;
-    for (const [at, value] of [[2, 9], [3, 0xe0]] as const) {
+    for (const [at, value] of [
+      [2, 9],
+      [3, 0xe0],
+    ] as const) {
       const bad = Buffer.from(good);
       bad[at] = value;
       expect([gzipOutputLength(bad, Number.MAX_SAFE_INTEGER), zlibLength(bad)]).toEqual([INVALID_GZIP, INVALID_GZIP]);

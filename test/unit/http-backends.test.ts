@@ -31,7 +31,11 @@ describe('uWS native binding', () => {
   });
 
   it('createHttpBackend picks uWS for auto and uws, node:http for node', () => {
-    for (const [kind, name] of [['auto', 'uws'], ['uws', 'uws'], ['node', 'node']] as const) {
+    for (const [kind, name] of [
+      ['auto', 'uws'],
+      ['uws', 'uws'],
+      ['node', 'node'],
+    ] as const) {
       const { backend, note } = createHttpBackend(kind, options());
       expect(backend.name).toBe(name);
       expect(note).toBeUndefined();

@@ -10,7 +10,14 @@ function shape(r: HttpResponse | undefined): [number, string] | undefined {
 
 describe('framingFault', () => {
   it('lets through one length, the same length repeated, and chunked in any case', () => {
-    for (const [cl, te] of [['42', ''], ['42, 42', ''], ['', 'chunked'], ['', 'Chunked'], ['', ''], ['123456789012345678901', '']]) {
+    for (const [cl, te] of [
+      ['42', ''],
+      ['42, 42', ''],
+      ['', 'chunked'],
+      ['', 'Chunked'],
+      ['', ''],
+      ['123456789012345678901', ''],
+    ]) {
       expect(framingFault(cl!, te!)).toBeUndefined();
     }
   });
@@ -41,8 +48,13 @@ describe('clientErrorAnswer (node:http parse errors)', () => {
     expect(shape(clientErrorAnswer(err('HPE_INVALID_VERSION', 'Invalid HTTP version')))).toEqual([505, 'http_version_not_supported']);
     expect(shape(clientErrorAnswer(err('HPE_INVALID_VERSION', 'Expected CRLF after version')))).toEqual([400, 'malformed_request']);
     expect(shape(clientErrorAnswer(err('HPE_PAUSED_H2_UPGRADE', 'Pause on PRI/Upgrade')))).toEqual([505, 'http_version_not_supported']);
-    expect(shape(clientErrorAnswer(err('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`')))).toEqual([501, 'not_implemented']);
-    expect(shape(clientErrorAnswer(err('HPE_INVALID_TRANSFER_ENCODING', "Transfer-Encoding can't be present with Content-Length")))).toEqual([400, 'malformed_request']);
+    expect(shape(clientErrorAnswer(err('HPE_INVALID_TRANSFER_ENCODING', 'Request has invalid `Transfer-Encoding`')))).toEqual([
+      501,
+      'not_implemented',
+    ]);
+    expect(
+      shape(clientErrorAnswer(err('HPE_INVALID_TRANSFER_ENCODING', "Transfer-Encoding can't be present with Content-Length"))),
+    ).toEqual([400, 'malformed_request']);
     expect(shape(clientErrorAnswer(err('HPE_UNEXPECTED_CONTENT_LENGTH', 'Duplicate Content-Length')))).toEqual([400, 'malformed_request']);
     expect(shape(clientErrorAnswer(err('ERR_HTTP_REQUEST_TIMEOUT')))).toEqual([408, 'request_timeout']);
     expect(shape(clientErrorAnswer(err('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size')))).toEqual([400, 'malformed_request']);

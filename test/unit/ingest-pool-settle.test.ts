@@ -63,7 +63,11 @@ describe('IngestPool settling a group', () => {
     const answers = await Promise.all([pool.submit(capture(plain)), pool.submit(capture(large))]);
     for (const a of answers) {
       expect(a.ok).toBe(false);
-      if (!a.ok) expect([a.error.hedgerowCode, a.error.detail]).toEqual(['HR_CAPTURE_SETTLE_FAILED', 'Internal error: capture failed: stats went wrong']);
+      if (!a.ok)
+        expect([a.error.hedgerowCode, a.error.detail]).toEqual([
+          'HR_CAPTURE_SETTLE_FAILED',
+          'Internal error: capture failed: stats went wrong',
+        ]);
     }
 
     broken = false;

@@ -14,9 +14,7 @@ export interface Vector {
   expected: Record<string, unknown>;
 }
 
-export const VECTORS = JSON.parse(
-  readFileSync(new URL('../fixtures/ingestion-vectors.json', import.meta.url), 'utf8'),
-) as Vector[];
+export const VECTORS = JSON.parse(readFileSync(new URL('../fixtures/ingestion-vectors.json', import.meta.url), 'utf8')) as Vector[];
 
 export function vectorsFor(fn: string): Vector[] {
   return VECTORS.filter((v) => v.function === fn);

@@ -133,7 +133,7 @@ describe('listEvents', () => {
     expect(numbers(listEvents(dbs, { ...q, distinctIds: ['nobody'] }))).toEqual([]);
   });
 
-  it('filters by a set of distinct ids (a person\'s), none matching when the set is empty', async () => {
+  it("filters by a set of distinct ids (a person's), none matching when the set is empty", async () => {
     const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]); // never decoded when no id can be in it
     const blocks: Array<{ atMs: number; events: StoredEvent[] } | { atMs: number; raw: Buffer }> = tenBlocks();
     blocks.push({ atMs: NOW_MS + 1000, raw: garbage });
@@ -171,7 +171,10 @@ describe('listEvents', () => {
 
   it('does not decode a block that cannot hold the distinct_id or event asked for', async () => {
     const garbage = Buffer.from([0xdb, 0xff, 0xff, 0xff, 0xff]); // a 4 GiB string that is not there
-    const dbs = await withLog([{ atMs: NOW_MS - 2000, events: [event(1)] }, { atMs: NOW_MS - 1000, raw: garbage }]);
+    const dbs = await withLog([
+      { atMs: NOW_MS - 2000, events: [event(1)] },
+      { atMs: NOW_MS - 1000, raw: garbage },
+    ]);
     expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctIds: ['user-1'] }))).toEqual([1]);
     expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, event: 'pageview' }))).toEqual([1]);
     expect(numbers(listEvents(dbs, { projectId: 1, limit: 10, distinctIds: ['üser-😀'], event: 'ñ' }))).toEqual([]);

@@ -38,7 +38,11 @@ describe('logUncaughtErrors', () => {
   const run = (fail: string) =>
     spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', `const m = await import(${JSON.stringify(built)}); m.logUncaughtErrors(m.createLogger('info')); ${fail}`],
+      [
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(built)}); m.logUncaughtErrors(m.createLogger('info')); ${fail}`,
+      ],
       { encoding: 'utf8' },
     );
 

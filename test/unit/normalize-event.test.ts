@@ -91,11 +91,7 @@ describe('normalizeEvents', () => {
   });
 
   it('uses the query sent_at when the body has none', () => {
-    const e = one(
-      { event: 'e', distinct_id: 'd', timestamp: '2024-06-01T11:00:00Z' },
-      {},
-      { ...CTX, querySentAtMs: NOW.getTime() - 5000 },
-    );
+    const e = one({ event: 'e', distinct_id: 'd', timestamp: '2024-06-01T11:00:00Z' }, {}, { ...CTX, querySentAtMs: NOW.getTime() - 5000 });
     expect(e.sent_at).toBe('2024-06-01T11:59:55.000Z');
     expect(e.properties.$sent_at).toBe('2024-06-01T11:59:55.000Z');
     expect(e.timestamp).toBe('2024-06-01T11:00:05.000Z');
@@ -103,7 +99,10 @@ describe('normalizeEvents', () => {
 
   it('honours $ignore_sent_at and offset', () => {
     const sentAt = '2024-06-01T12:00:10.000Z';
-    const ignored = one({ event: 'e', distinct_id: 'd', timestamp: '2024-06-01T11:00:00Z', properties: { $ignore_sent_at: true } }, { sentAt });
+    const ignored = one(
+      { event: 'e', distinct_id: 'd', timestamp: '2024-06-01T11:00:00Z', properties: { $ignore_sent_at: true } },
+      { sentAt },
+    );
     expect(ignored.timestamp).toBe('2024-06-01T11:00:00.000Z');
     const offset = one({ event: 'e', distinct_id: 'd', timestamp: '2024-06-01T11:00:00Z', offset: 1500 }, { sentAt });
     expect(offset.timestamp).toBe('2024-06-01T11:59:58.500Z');
@@ -119,13 +118,19 @@ describe('normalizeEvents', () => {
     expect(e.properties).toMatchObject({ $process_person_profile: false, keep: true });
     for (const key of ['$set', '$set_once', '$unset']) expect(key in e.properties).toBe(false);
     // Any other value processes the person, and the changes stay.
-    expect(one({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: 'false', $set: { a: 1 } } }).properties.$set).toEqual({ a: 1 });
+    expect(one({ event: 'e', distinct_id: 'd', properties: { $process_person_profile: 'false', $set: { a: 1 } } }).properties.$set).toEqual(
+      { a: 1 },
+    );
   });
 
   describe('uuid', () => {
     it('keeps a valid uuid (lowercased) and canonicalises the 32-hex form', () => {
-      expect(one({ event: 'e', distinct_id: 'd', uuid: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11' }).uuid).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
-      expect(one({ event: 'e', distinct_id: 'd', uuid: 'a0eebc999c0b4ef8bb6d6bb9bd380a11' }).uuid).toBe('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11');
+      expect(one({ event: 'e', distinct_id: 'd', uuid: 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11' }).uuid).toBe(
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      );
+      expect(one({ event: 'e', distinct_id: 'd', uuid: 'a0eebc999c0b4ef8bb6d6bb9bd380a11' }).uuid).toBe(
+        'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11',
+      );
     });
 
     it("generates a UUIDv7 when absent, null or ''", () => {
@@ -138,7 +143,10 @@ describe('normalizeEvents', () => {
 
     it('refuses the whole request for any other uuid', () => {
       for (const uuid of ['not-a-uuid', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1', 12, {}]) {
-        const parsed = body([{ event: 'ok', distinct_id: 'd' }, { event: 'e', distinct_id: 'd', uuid }]);
+        const parsed = body([
+          { event: 'ok', distinct_id: 'd' },
+          { event: 'e', distinct_id: 'd', uuid },
+        ]);
         const err = expectHedgerowError(() => normalizeEvents(parsed, CTX), 'HR_INVALID_UUID');
         expect(err.status).toBe(400);
         expect(err.attr).toBe('uuid');
@@ -178,7 +186,10 @@ describe('normalizeEvents', () => {
   describe('validation', () => {
     it('refuses properties that are not an object', () => {
       for (const properties of ['x', [], 3, true]) {
-        const err = expectHedgerowError(() => normalizeEvents(body([{ event: 'e', distinct_id: 'd', properties }]), CTX), 'HR_EVENT_FIELD_INVALID');
+        const err = expectHedgerowError(
+          () => normalizeEvents(body([{ event: 'e', distinct_id: 'd', properties }]), CTX),
+          'HR_EVENT_FIELD_INVALID',
+        );
         expect(err.message).toBe('Invalid payload: event 0 properties must be object,null');
       }
     });
@@ -231,7 +242,9 @@ describe('normalizeEvents', () => {
     });
 
     it('keeps a `__proto__` key of a top-level $set as a key, not as the prototype of the merged $set', () => {
-      const raw = JSON.parse('{"event":"e","distinct_id":"d","$set":{"__proto__":{"email":"x"}},"properties":{"$set":{"a":1}}}') as RawEvent;
+      const raw = JSON.parse(
+        '{"event":"e","distinct_id":"d","$set":{"__proto__":{"email":"x"}},"properties":{"$set":{"a":1}}}',
+      ) as RawEvent;
       const merged = one(raw).properties.$set as Record<string, unknown>;
       expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
       expect(Object.keys(merged)).toEqual(['a', '__proto__']);

@@ -24,7 +24,9 @@ describe('a chain of merges in one batch', () => {
     // First batch, committed: a person with 1,000 ids.
     const first = new PendingWrites();
     const setup = new PersonBatch(dbs, first);
-    for (const e of normalizedBatch(Array.from({ length: ids }, (_, i) => ({ event: '$identify', distinct_id: 'big', properties: { $anon_distinct_id: `anon-${i}` } }))))
+    for (const e of normalizedBatch(
+      Array.from({ length: ids }, (_, i) => ({ event: '$identify', distinct_id: 'big', properties: { $anon_distinct_id: `anon-${i}` } })),
+    ))
       applyEvent(setup, e);
     setup.flush();
     dbs.root.transactionSync(() => first.apply());

@@ -45,7 +45,11 @@ describe('person processor on a full disk', () => {
     dbs = openStore({ dataDir: path.join(mountPoint, 'data'), sync: 'durable' });
     const writer = new EventWriter(dbs);
     const blob = 'x'.repeat(150_000);
-    const sets = Array.from({ length: 20 }, (_, i) => ({ event: '$set', distinct_id: `user-${i}`, properties: { $set: { blob: `${blob}${i}` } } }));
+    const sets = Array.from({ length: 20 }, (_, i) => ({
+      event: '$set',
+      distinct_id: `user-${i}`,
+      properties: { $set: { blob: `${blob}${i}` } },
+    }));
     await writer.append(encodeBlock(normalizedBatch(sets)));
     await writer.append(encodeBlock(normalizedBatch([{ event: '$pageview', distinct_id: 'small-one' }])));
 

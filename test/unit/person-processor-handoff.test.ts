@@ -19,7 +19,15 @@ const tempDir = useTempDirs('hedgerow-handoff-');
 function block(...distinctIds: string[]): Uint8Array {
   const batch = distinctIds.map((distinct_id) => ({ event: '$pageview', distinct_id }));
   const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
-  const req = { path: '/batch/', query: '', method: 'POST' as const, contentType: 'application/json', contentEncoding: '', body, ip: '127.0.0.1' };
+  const req = {
+    path: '/batch/',
+    query: '',
+    method: 'POST' as const,
+    contentType: 'application/json',
+    contentEncoding: '',
+    body,
+    ip: '127.0.0.1',
+  };
   return encodeBlock(normalizeCapture(prepareCapture(req, 1024 * 1024), 1, new Date()).events);
 }
 
@@ -79,7 +87,8 @@ describe('the person processor with handed-off blocks', () => {
     expect(report?.events).toBe(4);
     expect(report?.blocksRead).toEqual({ handOff: 1, store: 2 });
     const persons = new PersonReader(dbs);
-    for (const id of ['from-store-1', 'handed-off-2a', 'handed-off-2b', 'from-store-3']) expect(persons.byDistinctId(1, id), id).toBeDefined();
+    for (const id of ['from-store-1', 'handed-off-2a', 'handed-off-2b', 'from-store-3'])
+      expect(persons.byDistinctId(1, id), id).toBeDefined();
     expect(persons.byDistinctId(1, 'stored-2')).toBeUndefined();
     // Handed over after the cursor passed it: not applied again.
     processor.handOff([{ key: first, bytes: block('late') }]);

@@ -37,9 +37,23 @@ describe('the person processor and hostile values', () => {
       {
         event: '$set',
         distinct_id: 'u3',
-        properties: { $set: { n: 1e308, neg: -0, deep: { a: [{ b: [null, true, 'x'] }] }, list: [long], date: '9999-12-31T23:59:59Z', empty: '', nul: null } },
+        properties: {
+          $set: {
+            n: 1e308,
+            neg: -0,
+            deep: { a: [{ b: [null, true, 'x'] }] },
+            list: [long],
+            date: '9999-12-31T23:59:59Z',
+            empty: '',
+            nul: null,
+          },
+        },
       },
-      { event: '$groupidentify', distinct_id: 'u3', properties: { $group_type: 'company', $group_key: 'acme', $group_set: { [long]: long, n: [1, { x: 2 }] } } },
+      {
+        event: '$groupidentify',
+        distinct_id: 'u3',
+        properties: { $group_type: 'company', $group_key: 'acme', $group_set: { [long]: long, n: [1, { x: 2 }] } },
+      },
     ];
     for (const e of hostile) await writer.append(encodeBlock(normalizedBatch([e])));
     await writer.append(encodeBlock(normalizedBatch([{ event: '$pageview', distinct_id: 'after-them' }])));
@@ -111,7 +125,11 @@ describe('the person processor and hostile values', () => {
     for (let i = 0; i < 100_000; i++) many[`k${i}`] = i;
     await writer.append(encodeBlock(normalizedBatch([{ event: '$set', distinct_id: 'wide', properties: { $set: many } }])));
     await writer.append(
-      encodeBlock(normalizedBatch([{ event: '$groupidentify', distinct_id: 'wide', properties: { $group_type: 'company', $group_key: 'wide', $group_set: many } }])),
+      encodeBlock(
+        normalizedBatch([
+          { event: '$groupidentify', distinct_id: 'wide', properties: { $group_type: 'company', $group_key: 'wide', $group_set: many } },
+        ]),
+      ),
     );
     const processor = new PersonProcessor(dbs);
     while (processor.step() !== undefined);
@@ -153,7 +171,10 @@ describe('the person processor and hostile values', () => {
     expect(persons.byDistinctId(1, 'too-long')).toBeUndefined();
     const company = dbs.groupTypes.get([1, 'company']) as number;
     expect(dbs.groups.get([1, company, 'k'.repeat(400)])).toBeDefined();
-    expect([...dbs.groupTypes.getKeys({ start: [1, ''], end: [1, '\uffff'] })]).toEqual([[1, 'company'], [1, 'org']]);
+    expect([...dbs.groupTypes.getKeys({ start: [1, ''], end: [1, '\uffff'] })]).toEqual([
+      [1, 'company'],
+      [1, 'org'],
+    ]);
     void dbs.root.close();
   });
 });

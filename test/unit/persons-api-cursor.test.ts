@@ -53,7 +53,12 @@ describe('encodeCursor / decodeCursor', () => {
   it('clamps the offset and refuses what does not decode', () => {
     const big = Buffer.from('o=5000').toString('base64');
     expect(decodeCursor(big)?.offset).toBe(CURSOR_OFFSET_CUTOFF);
-    for (const bad of ['abc', Buffer.from('o=-1').toString('base64'), Buffer.from('r=x').toString('base64'), Buffer.from([0xff, 0xfe, 0x41]).toString('base64')]) {
+    for (const bad of [
+      'abc',
+      Buffer.from('o=-1').toString('base64'),
+      Buffer.from('r=x').toString('base64'),
+      Buffer.from([0xff, 0xfe, 0x41]).toString('base64'),
+    ]) {
       expect(() => decodeCursor(bad)).toThrow(HedgerowError);
     }
     try {

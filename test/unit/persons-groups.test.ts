@@ -11,7 +11,15 @@ describe('allocateGroupTypeIndex (docs/compatibility.md#groups)', () => {
   });
 
   it('returns the existing index of a known type', () => {
-    expect(allocateGroupTypeIndex(mapping([['company', 0], ['team', 3]]), 'team')).toBe(3);
+    expect(
+      allocateGroupTypeIndex(
+        mapping([
+          ['company', 0],
+          ['team', 3],
+        ]),
+        'team',
+      ),
+    ).toBe(3);
   });
 
   it('gives the first type index 0', () => {
@@ -19,12 +27,37 @@ describe('allocateGroupTypeIndex (docs/compatibility.md#groups)', () => {
   });
 
   it('takes the lowest unused index', () => {
-    expect(allocateGroupTypeIndex(mapping([['a', 0], ['b', 1]]), 'c')).toBe(2);
+    expect(
+      allocateGroupTypeIndex(
+        mapping([
+          ['a', 0],
+          ['b', 1],
+        ]),
+        'c',
+      ),
+    ).toBe(2);
   });
 
   it('fills a gap before going higher', () => {
-    expect(allocateGroupTypeIndex(mapping([['a', 0], ['b', 2], ['c', 3]]), 'd')).toBe(1);
-    expect(allocateGroupTypeIndex(mapping([['b', 1], ['c', 4]]), 'd')).toBe(0);
+    expect(
+      allocateGroupTypeIndex(
+        mapping([
+          ['a', 0],
+          ['b', 2],
+          ['c', 3],
+        ]),
+        'd',
+      ),
+    ).toBe(1);
+    expect(
+      allocateGroupTypeIndex(
+        mapping([
+          ['b', 1],
+          ['c', 4],
+        ]),
+        'd',
+      ),
+    ).toBe(0);
   });
 
   it('never registers a name over 400 characters', () => {
@@ -33,7 +66,13 @@ describe('allocateGroupTypeIndex (docs/compatibility.md#groups)', () => {
   });
 
   it('drops a sixth type', () => {
-    const full = mapping([['a', 0], ['b', 1], ['c', 2], ['d', 3], ['e', 4]]);
+    const full = mapping([
+      ['a', 0],
+      ['b', 1],
+      ['c', 2],
+      ['d', 3],
+      ['e', 4],
+    ]);
     expect(allocateGroupTypeIndex(full, 'f')).toBeUndefined();
     expect(allocateGroupTypeIndex(full, 'c')).toBe(2);
   });
@@ -130,7 +169,10 @@ describe('parseGroupIdentify (docs/compatibility.md#groups)', () => {
 });
 
 describe('groupIndexProperties: $groups → $group_N (docs/compatibility.md#groups)', () => {
-  const m = mapping([['company', 0], ['team', 2]]);
+  const m = mapping([
+    ['company', 0],
+    ['team', 2],
+  ]);
 
   it('adds $group_<index> for each mapped type', () => {
     expect(groupIndexProperties({ company: 'acme', team: 'core' }, m)).toEqual({ $group_0: 'acme', $group_2: 'core' });

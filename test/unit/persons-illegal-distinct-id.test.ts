@@ -55,7 +55,7 @@ describe('isIllegalMergeId: ids no merge may involve (docs/compatibility.md#merg
   });
 
   it('does not refuse ids that merely contain or resemble a listed word', () => {
-    for (const id of ['anonymous-1', 'guest_42', '00', '0.0', 'user@example.com', "''", '""', "'anonymous\"", 'identity', '01']) {
+    for (const id of ['anonymous-1', 'guest_42', '00', '0.0', 'user@example.com', "''", '""', '\'anonymous"', 'identity', '01']) {
       expect(isIllegalMergeId(id)).toBe(false);
     }
   });

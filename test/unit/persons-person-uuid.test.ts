@@ -9,7 +9,7 @@ describe('personUuid', () => {
     expect(personUuid(2, 'usér 😀')).toBe('c8a5dbf8-3250-5e21-86a1-15a639d45b38');
   });
 
-  it('agrees with uuid\'s v5 for every variant digit, long names and lone surrogates', () => {
+  it("agrees with uuid's v5 for every variant digit, long names and lone surrogates", () => {
     const namespace = '932979b4-65c3-4424-8467-0b66ec27bc22';
     const names = [
       ...Array.from({ length: 64 }, (_, i) => `user-${i}`),

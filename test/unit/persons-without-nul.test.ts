@@ -48,7 +48,9 @@ describe('the person processor', () => {
       timestamp,
       properties: { $group_type: 'company', $group_key: 'acme', $group_set: { v, 'n\u0000': 'x\u0000' } },
     });
-    await writer.append(encodeBlock(normalizedBatch([{ event: '$set', distinct_id: 'nul', properties: { $set: { email: 'a\u0000@b' } } }])));
+    await writer.append(
+      encodeBlock(normalizedBatch([{ event: '$set', distinct_id: 'nul', properties: { $set: { email: 'a\u0000@b' } } }])),
+    );
     await writer.append(encodeBlock(normalizedBatch([group('2026-01-02T00:00:00Z', 1)])));
     await writer.append(encodeBlock(normalizedBatch([group('2020-01-01T00:00:00Z', 2)])));
     await writer.append(encodeBlock(normalizedBatch([group('2025-01-01T00:00:00Z', 3)])));

@@ -3,10 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../src/config/schema.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as Record<
-  string,
-  unknown
->;
+const defaults = JSON.parse(readFileSync(new URL('../../config/default.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 describe('README', () => {
   it.each(SETTINGS.map((s) => [s.env, s] as const))('documents %s with its flag, default and what it does', (_env, s) => {

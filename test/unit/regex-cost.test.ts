@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  backtrackLimit,
-  MAX_REGEX_BACKTRACKS,
-  SEARCH_STEP_BUDGET,
-  searchLimit,
-} from '../../src/flags/bounded-backtracking.js';
+import { backtrackLimit, MAX_REGEX_BACKTRACKS, SEARCH_STEP_BUDGET, searchLimit } from '../../src/flags/bounded-backtracking.js';
 import { compileFlagRegex } from '../../src/flags/flag-regex.js';
 import {
   checkCompileAllowance,
@@ -89,7 +84,18 @@ describe('anchoredAtStart', () => {
 describe('the limits of a V8-engine search', () => {
   it('rounds the backtracks a search may take down to one of a few dozen limits, never 0', () => {
     expect([0, 0.9, 1, 2, 2.9, 3, 5, 6, 7, 11, 12, 1000].map(backtrackLimit)).toEqual([
-      undefined, undefined, 1, 2, 2, 3, 4, 6, 6, 8, 12, 768,
+      undefined,
+      undefined,
+      1,
+      2,
+      2,
+      3,
+      4,
+      6,
+      6,
+      8,
+      12,
+      768,
     ]);
     expect(backtrackLimit(1e9)).toBe(MAX_REGEX_BACKTRACKS);
     expect(backtrackLimit(NaN)).toBeUndefined();

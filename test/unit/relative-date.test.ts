@@ -5,12 +5,7 @@
  * both ways (the Rust service's month steps are tested with the flag engine).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  parseFlagRelativeDate,
-  relativeDateParse,
-  relativeDeltaBefore,
-  subtractRelative,
-} from '../../src/compat/relative-date.js';
+import { parseFlagRelativeDate, relativeDateParse, relativeDeltaBefore, subtractRelative } from '../../src/compat/relative-date.js';
 
 const NOW = Date.parse('2026-03-31T10:20:30.456Z');
 const iso = (text: string) => {

@@ -5,12 +5,7 @@
  */
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import {
-  arrayConfigBody,
-  arrayConfigScript,
-  remoteConfigFields,
-  scriptSafeJson,
-} from '../../src/flags/remote-config.js';
+import { arrayConfigBody, arrayConfigScript, remoteConfigFields, scriptSafeJson } from '../../src/flags/remote-config.js';
 
 const project = { apiToken: 'phc_test', hasFeatureFlags: true };
 
@@ -106,8 +101,7 @@ describe('arrayConfigScript', () => {
 
   it("has PostHog's layout", () => {
     const script = arrayConfigScript(project);
-    expect(script.startsWith('(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n'))
-      .toBe(true);
+    expect(script.startsWith('(function() {\n  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};\n')).toBe(true);
     expect(script).toContain(`window._POSTHOG_REMOTE_CONFIG["phc_test"] = {\n    config: {"token":"phc_test",`);
     expect(script.endsWith('    siteApps: []\n  }\n})();')).toBe(true);
   });

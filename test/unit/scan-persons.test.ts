@@ -51,7 +51,14 @@ describe('scanPersonsPage', () => {
     const reader = new PersonReader(dbs);
     for (const filter of [base, { ...base, search: { text: 'example', ownerId: undefined, uuid: undefined } }]) {
       const expected = all.filter((p) => personMatches(p, filter)).sort(newestPersonFirst);
-      for (const [offset, limit] of [[0, 100], [0, 1], [37, 10], [95, 100], [299, 5], [400, 10]] as const) {
+      for (const [offset, limit] of [
+        [0, 100],
+        [0, 1],
+        [37, 10],
+        [95, 100],
+        [299, 5],
+        [400, 10],
+      ] as const) {
         const pacing = everyPerson();
         const page = await scanPersonsPage(reader, { projectId: 1, filter, offset, limit }, pacing);
         expect(page.persons.map((p) => p.id)).toEqual(expected.slice(offset, offset + limit).map((p) => p.id));
@@ -92,8 +99,15 @@ describe('scanPersonsNamed', () => {
       everyPerson(),
     );
     expect(byUuid).toEqual({ persons: 2, distinctIds: ['d7', 'd7-b', 'd290', 'd290-b'] });
-    const byEmail = await scanPersonsNamed(reader, { projectId: 1, by: 'email', values: ['p9@example.com', 'P12@example.com', 'p10@example.com'] }, everyPerson());
+    const byEmail = await scanPersonsNamed(
+      reader,
+      { projectId: 1, by: 'email', values: ['p9@example.com', 'P12@example.com', 'p10@example.com'] },
+      everyPerson(),
+    );
     expect(byEmail).toEqual({ persons: 1, distinctIds: ['d9', 'd9-b'] });
-    expect(await scanPersonsNamed(reader, { projectId: 2, by: 'email', values: ['p9@example.com'] }, everyPerson())).toEqual({ persons: 0, distinctIds: [] });
+    expect(await scanPersonsNamed(reader, { projectId: 2, by: 'email', values: ['p9@example.com'] }, everyPerson())).toEqual({
+      persons: 0,
+      distinctIds: [],
+    });
   });
 });

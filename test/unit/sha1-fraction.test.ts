@@ -75,7 +75,9 @@ describe('sha1Fraction equals the node:crypto fraction', () => {
   it('for lone surrogates, which node:crypto hashes as U+FFFD', () => {
     for (const s of ['\ud800', '\udc00', 'a\ud83dz', 'a\ude00z', 'end\ud83d', '\ude00\ud83d', '\ud83d\ud83d\ude00', '\ud83d\ude00\ude00']) {
       expectSameAsCrypto(s);
-      expect(sha1Fraction(s)).toBe(sha1Fraction(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')));
+      expect(sha1Fraction(s)).toBe(
+        sha1Fraction(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')),
+      );
     }
   });
 

@@ -2,13 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  linkSecret,
-  LINK_TTL_SECONDS,
-  signDashboardLink,
-  signedDashboardPath,
-  verifyDashboardLink,
-} from '../../src/auth/signed-link.js';
+import { linkSecret, LINK_TTL_SECONDS, signDashboardLink, signedDashboardPath, verifyDashboardLink } from '../../src/auth/signed-link.js';
 import { openStore, type StoreDatabases } from '../../src/store/open-store.js';
 
 const SECRET = Buffer.alloc(32, 7);

@@ -32,9 +32,7 @@ describe('Python str.splitlines() and csv.reader', () => {
     expect(lines('')).toEqual([]);
     expect(lines('a\n')).toEqual(['a']);
     expect(lines('a\n\nb')).toEqual(['a', '', 'b']);
-    expect(lines('a\r\nb\rc\vd\fe\x1cf\x85g\u2028h\u2029i')).toEqual([
-      'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i',
-    ]);
+    expect(lines('a\r\nb\rc\vd\fe\x1cf\x85g\u2028h\u2029i')).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']);
   });
 
   it('reads quoted fields, doubled quotes, empty fields and blank lines as Python does', () => {
@@ -42,7 +40,10 @@ describe('Python str.splitlines() and csv.reader', () => {
   });
 
   it('keeps stray quotes as text and drops line breaks inside quoted fields', () => {
-    expect(rows('ab"c,"d"e\n"multi\nline",x')).toEqual([['ab"c', 'de'], ['multiline', 'x']]);
+    expect(rows('ab"c,"d"e\n"multi\nline",x')).toEqual([
+      ['ab"c', 'de'],
+      ['multiline', 'x'],
+    ]);
   });
 
   it('runs an unterminated quoted field to the end of the file', () => {
@@ -98,17 +99,11 @@ describe('readStaticCohortCsv: formats', () => {
       'user123',
       'user456',
     ]);
-    expect(read('email,distinct_id\nme@x.com,user123\nincomplete\nyou@x.com,user456\nuser789\n').ids).toEqual([
-      'user123',
-      'user456',
-    ]);
+    expect(read('email,distinct_id\nme@x.com,user123\nincomplete\nyou@x.com,user456\nuser789\n').ids).toEqual(['user123', 'user456']);
   });
 
   it('multi-column: quoted IDs may hold commas and quotes', () => {
-    expect(read('name,distinct_id\n"John","user,123"\n"Jane","user""special""456"').ids).toEqual([
-      'user,123',
-      'user"special"456',
-    ]);
+    expect(read('name,distinct_id\n"John","user,123"\n"Jane","user""special""456"').ids).toEqual(['user,123', 'user"special"456']);
   });
 
   it('skips blank lines before the first row and keeps duplicates (the store dedupes)', () => {

@@ -9,9 +9,12 @@ function event(name: string, properties: Record<string, unknown>, timestamp = TS
 
 describe('usageContribution', () => {
   it('counts $feature_flag_called by $feature_flag, broken down by $feature_flag_response', () => {
-    expect(
-      usageContribution(event('$feature_flag_called', { $feature_flag: 'beta', $feature_flag_response: 'control' })),
-    ).toEqual({ event: '$feature_flag_called', flagKey: 'beta', breakdown: 'control', day: '2026-11-05' });
+    expect(usageContribution(event('$feature_flag_called', { $feature_flag: 'beta', $feature_flag_response: 'control' }))).toEqual({
+      event: '$feature_flag_called',
+      flagKey: 'beta',
+      breakdown: 'control',
+      day: '2026-11-05',
+    });
   });
 
   it('counts $feature_view and $feature_interaction by feature_flag, without breakdown', () => {
@@ -48,7 +51,8 @@ describe('usageContribution', () => {
       expect(usageContribution(event('$feature_flag_called', { $feature_flag: flag })), flag).toBeUndefined();
     }
     expect(usageContribution(event('$feature_view', { feature_flag: 'a'.repeat(400) }))?.flagKey).toBe('a'.repeat(400));
-    const cut = (response: string) => usageContribution(event('$feature_flag_called', { $feature_flag: 'f', $feature_flag_response: response }))!.breakdown;
+    const cut = (response: string) =>
+      usageContribution(event('$feature_flag_called', { $feature_flag: 'f', $feature_flag_response: response }))!.breakdown;
     expect(cut('x'.repeat(400))).toBe('x'.repeat(400));
     expect(cut('x'.repeat(401))).toBe('x'.repeat(400));
     expect(cut('😀'.repeat(150))).toBe('😀'.repeat(100)); // 4 bytes each

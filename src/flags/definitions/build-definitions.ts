@@ -234,7 +234,12 @@ function expandTree(tree: unknown, rollout: unknown): Obj[] | undefined {
   const values = tree.values;
   if (values.every((v) => !isPropertyGroup(v))) {
     const props = values.filter(isPlainObject);
-    return tree.type === 'AND' ? asConditions([props], rollout) : asConditions(props.map((p) => [p]), rollout);
+    return tree.type === 'AND'
+      ? asConditions([props], rollout)
+      : asConditions(
+          props.map((p) => [p]),
+          rollout,
+        );
   }
   if (tree.type === 'AND') return undefined;
   const sets: Obj[][] = [];

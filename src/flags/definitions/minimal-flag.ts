@@ -30,10 +30,7 @@ export interface MinimalFlag {
  * Serializes one stored flag. `filters` defaults to a deep copy of the normalised filters, so the
  * result never shares objects with the record and callers may rewrite it (dependency chains).
  */
-export function minimalFlag(
-  flag: FeatureFlagRecord,
-  filters: FlagFilters = structuredClone(normalizedFilters(flag)),
-): MinimalFlag {
+export function minimalFlag(flag: FeatureFlagRecord, filters: FlagFilters = structuredClone(normalizedFilters(flag))): MinimalFlag {
   return {
     id: flag.id,
     team_id: flag.project_id,

@@ -34,11 +34,7 @@ export function cohortShells(definitions: readonly CohortDefinition[]): Map<numb
 }
 
 /** Compiles the filters of each property cohort into its shell, then marks the failing ones. */
-export function compileCohorts(
-  definitions: readonly CohortDefinition[],
-  byId: ReadonlyMap<number, CompiledCohort>,
-  env: FilterEnv,
-): void {
+export function compileCohorts(definitions: readonly CohortDefinition[], byId: ReadonlyMap<number, CompiledCohort>, env: FilterEnv): void {
   for (const def of definitions) {
     const cohort = byId.get(def.id);
     if (!cohort || cohort.isStatic || def.deleted === true) continue;
@@ -163,7 +159,13 @@ function markErrorsAndDepths(cohorts: readonly CompiledCohort[]): void {
   for (const cohort of cohorts) {
     const component = componentOf.get(cohort)!;
     // A missing cohort wins over a cycle, as the Rust graph walk finds it first.
-    cohort.error = cohort.isStatic ? null : component.missing ? 'dependency_not_found_cohort' : component.cyclic ? 'dependency_cycle_cohort' : null;
+    cohort.error = cohort.isStatic
+      ? null
+      : component.missing
+        ? 'dependency_not_found_cohort'
+        : component.cyclic
+          ? 'dependency_cycle_cohort'
+          : null;
     cohort.chainDepth = cohort.error === null ? component.depth : 0;
   }
 }

@@ -103,8 +103,7 @@ function holdoutResult(flag: CompiledFlag, state: EvaluationState): FlagResult |
   const holdout = flag.holdout;
   if (holdout === null) return undefined;
   if (holdout.all) return holdout.result;
-  const identifier =
-    flag.aggregation === null ? personIdentifier(flag, state, false) : (groupKey(flag.groupType, state) ?? '');
+  const identifier = flag.aggregation === null ? personIdentifier(flag, state, false) : (groupKey(flag.groupType, state) ?? '');
   return holdoutHash(identifier) <= holdout.fraction ? holdout.result : undefined;
 }
 

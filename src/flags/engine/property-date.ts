@@ -28,8 +28,7 @@ import { instantOfWallClock, type TimeZone, wallClockOf } from './wall-clock.js'
 /** Rust's `char::is_whitespace`, which chrono skips before each number. */
 const W = '[\\t\\n\\v\\f\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
 
-const RFC_3339 =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+\-\u2212])(\d{2}):(\d{2}))$/;
+const RFC_3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+\-\u2212])(\d{2}):(\d{2}))$/;
 /** chrono's `%Y-%m-%d`: 1-4 digit year, 1-2 digit month and day, whitespace allowed before each number. */
 const YMD = `${W}*(\\d{1,4})-${W}*(\\d{1,2})-${W}*(\\d{1,2})`;
 /** `%H:%M[:%S[%.f]]` after a `T` or any (even no) whitespace. */

@@ -56,8 +56,7 @@ const ERROR_DESCRIPTIONS: Readonly<Record<EvaluationErrorCode, string>> = {
 };
 
 export function reason(code: ReasonCode, conditionIndex: number | null): FlagReason {
-  const description =
-    code === 'condition_match' ? `Matched condition set ${(conditionIndex ?? 0) + 1}` : DESCRIPTIONS[code];
+  const description = code === 'condition_match' ? `Matched condition set ${(conditionIndex ?? 0) + 1}` : DESCRIPTIONS[code];
   return Object.freeze({ code, condition_index: conditionIndex, description });
 }
 

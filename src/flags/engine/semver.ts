@@ -369,10 +369,7 @@ export function semverSatisfies(req: SemverRequirement, v: SemVer): boolean {
 }
 
 /** The requirement a `semver_tilde`/`semver_caret`/`semver_wildcard` filter value stands for. */
-export function semverRangeRequirement(
-  kind: 'tilde' | 'caret' | 'wildcard',
-  value: unknown,
-): SemverRequirement | undefined {
+export function semverRangeRequirement(kind: 'tilde' | 'caret' | 'wildcard', value: unknown): SemverRequirement | undefined {
   const normalized = normalizeVersionText(value);
   if (kind === 'wildcard') {
     return parseSemverRequirement(normalized.split('.').map(stripLeadingZeros).join('.').replaceAll('*', 'x'));

@@ -165,6 +165,7 @@ function rotl30(x: number): number {
  * typed-array slots. Only the rotations are helper functions; V8 inlines those, but with Ch/Maj
  * helpers as well the function outgrows V8's inlining budget and slows down by a third.
  */
+// biome-ignore format: one SHA-1 round per line, as the algorithm is written
 function compressToFraction(blocks: number): number {
   const words = messageWords;
   let h0 = 0x67452301;

@@ -51,13 +51,7 @@ function groupIndex(v: unknown): number | null {
   return typeof v === 'number' && Number.isInteger(v) ? v : null;
 }
 
-function compileCondition(
-  raw: unknown,
-  index: number,
-  inherited: number | null,
-  personOnly: boolean,
-  parts: FlagParts,
-): CompiledCondition {
+function compileCondition(raw: unknown, index: number, inherited: number | null, personOnly: boolean, parts: FlagParts): CompiledCondition {
   const cond: Obj = isPlainObject(raw) ? raw : {};
   let aggregation: number | null = inherited;
   if (personOnly) aggregation = null;
