@@ -1,5 +1,5 @@
 /**
- * The durability contract (see docs/architecture.md, Durability): a 200 means committed. Batches
+ * The durability contract (docs/architecture.md#durability-contract): a 200 means committed. Batches
  * are sent in several concurrent lanes; the moment the last counted batch is acknowledged the
  * daemon gets SIGKILL, with other requests still in flight. After a restart on the same data
  * directory, the exported log (`hedgerow events export`) holds every acknowledged event exactly

@@ -24,9 +24,10 @@ function matchInProperties(matcher: PropertyMatcher, key: string, properties: Re
 }
 
 /**
- * The Rust service's partial-properties mode (spec §3.2), used when only the request's override
- * properties are known: a filter whose key is absent cannot be decided (`undefined`; the caller
- * loads the stored properties and evaluates in full mode). A present key matches as usual.
+ * The Rust service's partial-properties mode (docs/compatibility.md#property-matching), used when
+ * only the request's override properties are known: a filter whose key is absent cannot be
+ * decided (`undefined`; the caller loads the stored properties and evaluates in full mode). A
+ * present key matches as usual.
  */
 function matchOverridesOnly(
   matcher: PropertyMatcher,

@@ -1,7 +1,7 @@
 /**
  * The capture endpoints (`/e/`, `/i/v0/e/`, `/batch/`, `/capture/`, `/track/`, `/engage/`):
  * GET and POST go to the worker pool; OPTIONS answers the CORS preflight. The answer is sent only
- * after the worker reports the events committed (see docs/architecture.md, Durability).
+ * after the worker reports the events committed (docs/architecture.md#durability-contract).
  */
 import { catalogueError, deserializeError, HedgerowError } from '../../errors.js';
 import type { CaptureRequest } from '../../ingest/types.js';
