@@ -40,7 +40,7 @@ export default defineConfig({
           exclude: UNIT_NEEDS_BUILD,
           // In-process code only: the files share threads and their module cache (see poolOptions).
           pool: 'threads',
-          // First, and alone: the integration files keep the machine to themselves, as before.
+          // First: the integration files that follow run two at a time.
           sequence: { groupOrder: 0 },
         },
       },

@@ -87,19 +87,21 @@ if (!isRoot) {
   stop([...missing.map((n) => `  - ${n.what}`), 'Install them (once) with:', `  sudo ${command.replace('&& ', '&& sudo ')}`]);
 }
 
+/** The longest an apt-get step may take (a slow mirror and Chromium's ~100 MB). */
+const APT_TIMEOUT_MS = 15 * 60 * 1000;
 console.log(`check-system-deps: installing ${pkgs.join(' ')} with apt-get (${missing.map((n) => n.what).join('; ')})`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 for (const args of [
   ['update', '-q'],
   ['install', '-y', '-q', ...pkgs],
 ]) {
-  const r = spawnSync(apt, args, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+  // apt's own progress shows as it goes (a Chromium install takes minutes); a stalled mirror ends
+  // the step after APT_TIMEOUT_MS instead of holding `npm test` forever.
+  const r = spawnSync(apt, args, { env, stdio: ['ignore', 'inherit', 'inherit'], timeout: APT_TIMEOUT_MS });
   if (r.status !== 0) {
-    const output = `${r.stdout ?? ''}${r.stderr ?? ''}`.trimEnd().split('\n').slice(-30).join('\n');
     stop([
       ...missing.map((n) => `  - ${n.what}`),
-      `\`apt-get ${args.join(' ')}\` failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}):`,
-      output,
+      `\`apt-get ${args.join(' ')}\` failed (${r.error?.message ?? `exit ${r.status ?? r.signal}`}; its output is above).`,
       `Run \`${command}\` yourself, then \`npm test\` again.`,
     ]);
   }

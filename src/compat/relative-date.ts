@@ -6,8 +6,8 @@
  * before now whatever the sign, the unit h (hours), d (days), w (weeks), m (months), M (minutes),
  * s (seconds), q (13 weeks) or y (years). PostHog looks for the pattern anywhere in the text and
  * reads text without one as "now"; Hedgerow takes only the whole pattern and answers anything
- * else as not a date. Feature flag date values take a part of it (spec flags.md §3.4 `is_date_*`
- * row, `relative_date_cases`): `[-]<n><unit>` with n < 10000 written out and unit h, d, w, m or y.
+ * else as not a date. Feature flag date values take a part of it (docs/compatibility.md, "Dates
+ * and versions"): `[-]<n><unit>` with n < 10000 written out and unit h, d, w, m or y.
  *
  * Django counts as dateutil's `relativedelta` does, in UTC (`relativeDeltaBefore`: the events
  * API's `after`/`before`, and the management API's check of a flag's date value): `Start`/`End`
