@@ -14,12 +14,16 @@ const UNIT_NEEDS_BUILD = [
 ];
 
 /**
- * Integration files that run last, with the machine to themselves. The full-disk test: under
- * another file's load, lmdb-js has been seen to abort in its native code ("free(): invalid
- * pointer") while closing a store whose page spill failed with ENOSPC earlier in the run; alone
- * it passed in every run made. docs/operations.md, "Logs", describes it.
+ * Integration files that run last, with the machine to themselves: the full-disk test, whose
+ * timing (filling a small tmpfs under load) another file's load would change.
  */
 const RUNS_ALONE = ['test/integration/store-full-disk.test.ts'];
+
+/**
+ * Unit tests that measure their own thread's heap: in the unit project's shared threads other
+ * files' garbage and timers are there too, so they run in a process of their own.
+ */
+const UNIT_OWN_PROCESS = ['test/unit/heap-release.test.ts'];
 
 export default defineConfig({
   test: {
@@ -37,7 +41,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          exclude: UNIT_NEEDS_BUILD,
+          exclude: [...UNIT_NEEDS_BUILD, ...UNIT_OWN_PROCESS],
           // In-process code only: the files share threads and their module cache (see poolOptions).
           pool: 'threads',
           // First: the integration files that follow run two at a time.
@@ -48,7 +52,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'built',
-          include: ['test/integration/**/*.test.ts', ...UNIT_NEEDS_BUILD],
+          include: ['test/integration/**/*.test.ts', ...UNIT_NEEDS_BUILD, ...UNIT_OWN_PROCESS],
           exclude: RUNS_ALONE,
           // Integration files spawn their own daemons (separate processes, ports and data
           // directories), so they can run in parallel; forks keep each file in its own process.

@@ -86,11 +86,15 @@ describe('heapRelease', () => {
     big = undefined;
     const grown = size();
     release.afterTask();
-    return new Promise<void>((resolve) => {
+    return new Promise<void>((resolve, reject) => {
       setTimeout(() => {
-        expect(release.collections).toBe(1);
-        expect(grown - size()).toBeGreaterThan(48 * MB);
-        resolve();
+        try {
+          expect(release.collections).toBe(1);
+          expect(grown - size()).toBeGreaterThan(48 * MB);
+          resolve();
+        } catch (err) {
+          reject(err);
+        }
       }, 50);
     });
   });
