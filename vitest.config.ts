@@ -14,10 +14,15 @@ const UNIT_NEEDS_BUILD = [
 ];
 
 /**
- * Integration files that run last, with the machine to themselves: the full-disk test, whose
- * timing (filling a small tmpfs under load) another file's load would change.
+ * Integration files that run last, one at a time with the machine to themselves: the full-disk
+ * test (filling a small tmpfs under load, whose timing another file's load would change) and the
+ * browser tests (Chromium beside another file's daemons on two cores misses posthog-js's timings).
  */
-const RUNS_ALONE = ['test/integration/store-full-disk.test.ts'];
+const RUNS_ALONE = [
+  'test/integration/store-full-disk.test.ts',
+  'test/integration/posthog-js-browser.test.ts',
+  'test/integration/dashboard-browser.test.ts',
+];
 
 /**
  * Unit tests that measure their own thread's heap: in the unit project's shared threads other
@@ -60,15 +65,11 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      {
+      // One group each: groups run one after another.
+      ...RUNS_ALONE.map((file, i) => ({
         extends: true,
-        test: {
-          name: 'alone',
-          include: RUNS_ALONE,
-          pool: 'forks',
-          sequence: { groupOrder: 2 },
-        },
-      },
+        test: { name: `alone-${i + 1}`, include: [file], pool: 'forks' as const, sequence: { groupOrder: 2 + i } },
+      })),
     ],
   },
 });
