@@ -1,39 +1,62 @@
 /**
  * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
- * pool and the ingest pipeline, and stops in order (stop accepting, finish in-flight requests,
- * close the pool, stop the person processor, close LMDB). It only wires: each part lives in its
- * own module (docs/architecture.md, "Where each concern lives").
+ * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
  */
 import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
-import { corsHeaders } from './http/cors.js';
-import { requestHandler } from './http/handle-request.js';
 import { errorResponse, toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
-import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
-import { addFlagsRoutes } from './http/routes/flag-request-routes.js';
+import { addEventsApiRoutes } from './management-api/events-api.js';
 import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js';
-import { addProcessingRoutes } from './http/routes/processing-routes.js';
-import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
-import type { HttpBackend } from './http/types.js';
-import { DefinitionsCache } from './flags/definitions/definitions-cache.js';
-import { IngestPipeline } from './ingest/ingest-pipeline.js';
-import { addManagementApiRoutes } from './management-api/routes.js';
+import { addCohortsApiRoutes } from './management-api/cohorts-api.js';
+import { addGroupsApiRoutes } from './management-api/groups-api.js';
+import { addPersonsApiRoutes } from './management-api/persons-api.js';
+import { PersonReader } from './store/person-store.js';
+import { addFeatureFlagsApiRoutes } from './management-api/feature-flags-api.js';
+import { addFlagActivityRoutes } from './management-api/flag-activity-api.js';
+import { flagEditPermission } from './management-api/flag-edit-permission.js';
+import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.js';
+import { addRolesApiRoutes } from './management-api/roles-api.js';
+import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
+import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
+import { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
-import type { IngestPool } from './pool/ingest-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
+import { DefinitionsCache } from './flags/definitions/definitions-cache.js';
+import { addFlagsRoutes } from './http/routes/flag-request-routes.js';
+import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
+import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
+import { GroupReader } from './store/group-store.js';
+import { PersonProcessorThread } from './processing/person-processor-thread.js';
+import { addProcessingRoutes } from './http/routes/processing-routes.js';
+import type { EventKey } from './store/open-store.js';
+import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { openStore, type EventKey, type StoreDatabases } from './store/open-store.js';
-import { createStoreServices } from './store/services.js';
-import { watchStoreWrites } from './store/watch-store-writes.js';
+import { EventWriter } from './store/event-log.js';
+import { openStore, type StoreDatabases } from './store/open-store.js';
+import { ActivityLog } from './store/activity-log.js';
+import { CohortStore } from './store/cohort-store.js';
+import { DashboardStore } from './store/dashboard-store.js';
+import { HashKeyOverrideStore } from './store/hash-key-override-store.js';
+import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
+import { addFlagEvaluationViewRoutes } from './management-api/flag-evaluation-views-api.js';
+import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboard-api.js';
+import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
+import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
+import { linkSecret } from './auth/signed-link.js';
+import { UsageRollupReader } from './store/usage-rollups.js';
+import { FlagStore } from './store/flag-store.js';
+import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
+import { WriteAvailability } from './store/write-availability.js';
+import { RbacStore } from './store/rbac-store.js';
 
 export interface Daemon {
   readonly port: number;
@@ -45,8 +68,8 @@ export interface Daemon {
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
-  const services = createStoreServices(dbs);
-  const boot = bootstrapIfEmpty(services.auth, config.dataDir, config.bootstrap);
+  const auth = new AuthStore(dbs);
+  const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
   if (boot) {
     log.warn(
       {
@@ -61,25 +84,31 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
-  const storeWatch = watchStoreWrites(dbs, metrics, log);
-  const storeWrites = storeWatch.writes;
+  const storeWrites = watchStoreWrites(dbs, metrics, log);
+  // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
+  // store refusing writes, which capture answers 503 for, not a reason to exit.
+  const onRejection = (reason: unknown): void => {
+    if (!isCommitFailure(reason)) throw reason;
+    void commitFailureReason(reason).then((why) => storeWrites.failed(storeErrorText(why)));
+  };
+  process.on('unhandledRejection', onRejection);
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
-  /** Set once the workers are up; requests read before shutdown still use them until they close. */
-  let capture: IngestPool | undefined;
-  let pipeline: IngestPipeline | undefined;
+  const writer = new EventWriter(dbs);
+  /** Set once the workers are up; requests read before shutdown still use it until it closes. */
+  let pool: IngestPool | undefined;
   let flagsPool: FlagsPool | undefined;
   let scanPool: ScanPool | undefined;
+  let processor: PersonProcessorThread | undefined;
+  let processorCrashed = false;
+  /** The processor is waiting to retry a batch the store refused for now: capture is not held for it. */
+  let processorRetrying = false;
+  let acceptedSinceStart = 0;
   /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
   let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
-  /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
-  const scans = (): ScanPool => {
-    if (!scanPool) throw new HedgerowError('HR_NOT_READY');
-    return scanPool;
-  };
 
   const router = new Router();
   addHealthRoutes(router, {
@@ -88,24 +117,64 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     metrics,
     beforeScrape: () => collectThreadAnswers?.(),
   });
-  addCaptureRoutes(router, { pool: () => capture });
+  addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
-    processor: () => pipeline?.processor,
-    lastEventKey: () => lastEventKey(dbs),
+    processor: () => processor,
+    lastEventKey: () => {
+      for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
+      return undefined;
+    },
     freshReads: () => dbs.root.resetReadTxn(),
   });
-  addRemoteConfigRoutes(router, { auth: services.auth, flags: services.flags });
+  /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
+  const scans = (): ScanPool => {
+    if (!scanPool) throw new HedgerowError('HR_NOT_READY');
+    return scanPool;
+  };
+  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs), persons: new PersonReader(dbs) });
+  const rbac = new RbacStore(dbs);
+  const activity = new ActivityLog(dbs);
+  const dashboards = new DashboardStore(dbs);
+  const flags = new FlagStore(dbs, activity, dashboards);
+  const editPermission = flagEditPermission(rbac);
+  const cohorts = new CohortStore(dbs);
+  addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
+  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
+  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
+  addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
+  addRemoteConfigRoutes(router, { auth, flags });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
-  addFlagDefinitionsRoutes(router, {
-    auth: services.auth,
-    definitions: new DefinitionsCache(services.flags, services.cohorts, services.groups),
+  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
+  addFlagActivityRoutes(router, { auth, flags, activity });
+  const subjectSources = {
+    persons: new PersonReader(dbs),
+    groups: new GroupReader(dbs),
+    overrides: new HashKeyOverrideStore(dbs),
+    cohorts,
+  };
+  addFlagEvaluationViewRoutes(router, {
+    auth,
+    flags,
+    projects: new ProjectFlagsCache({ flags, cohorts, groups: subjectSources.groups }),
+    sources: subjectSources,
   });
-  addManagementApiRoutes(router, {
-    services,
-    scans,
-    blastRadius: (query) => pipeline?.processor?.blastRadius(query),
+  addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
+  addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
+  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => processor?.blastRadius(query) });
+  addDashboardsApiRoutes(router, {
+    auth,
+    dashboards,
+    rollups: new UsageRollupReader(dbs),
+    linkSecret: linkSecret(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
+  });
+  addFeatureFlagsApiRoutes(router, {
+    auth,
+    flags,
+    editPermission,
+    dashboardExists: (projectId, id) => dashboards.get(projectId, id) !== undefined,
+    cohort: (projectId, id) => cohorts.get(projectId, id),
     maxPropertyValues: config.maxPropertyValues,
   });
 
@@ -113,7 +182,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: requestHandler({ router, metrics, log, storeWrites }),
+      handler: (req) => handle(router, metrics, log, storeWrites, req),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
       tooLarge: (req) => {
@@ -144,7 +213,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     port = await backend.listen(config.host, config.port);
   } catch (err) {
     await backend.close();
-    storeWatch.release();
+    process.off('unhandledRejection', onRejection);
     throw err;
   }
   const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
@@ -166,22 +235,83 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
-  const livePipeline = await IngestPipeline.start({
-    config,
-    dbs,
-    auth: services.auth,
-    workerPool,
+  const livePool = new IngestPool({
+    pool: workerPool,
     maxDecompressedBytes,
-    storeWrites,
-    metrics,
-    log,
+    batchWindowMs: config.batchWindowMs,
+    maxBytesInFlight: config.maxCaptureBytesInFlight,
+    auth,
+    commit: async (block) => {
+      // Handed to the processor before the commit, so that it is there before the commit is
+      // visible: a busy processor would otherwise often read it back first.
+      try {
+        await writer.append(block, (key) => processor?.handOff(key, block));
+      } catch (err) {
+        metrics.storeWriteFailures.inc();
+        const reason = await commitFailureReason(err);
+        storeWrites.failed(reason);
+        throw storeUnavailableError(reason);
+      }
+      storeWrites.succeeded();
+      processor?.notify();
+    },
+    refusal: () => {
+      const down = storeWrites.unavailable;
+      return down ? storeUnavailableError(down.reason) : undefined;
+    },
+    admission: () => {
+      // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
+      // time (about one worker's pace, which the processor matches, so no core idles), past the
+      // limit none, until the processor catches up (it reports every batch).
+      const p = processor;
+      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed || processorRetrying) return Infinity;
+      const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
+      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
+    },
+    onHeld: () => metrics.captureHeldForPersons.inc(),
+    onStats: (s) => {
+      metrics.recordIngest(s);
+      acceptedSinceStart += s.accepted;
+      if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
+        log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
+      }
+    },
   });
   const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
-    queueDepth: livePipeline.capture.queueDepth + liveFlagsPool.queueDepth,
+    queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
   }));
-  metrics.setPersonBacklogProbe(() => livePipeline.personBacklog);
+  const liveProcessor = await PersonProcessorThread.start(
+    { dataDir: config.dataDir, sync: config.sync },
+    {
+      onBatch: (r) => {
+        processorRetrying = false;
+        for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
+        for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
+        metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
+        metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
+        for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
+        for (const b of r.unreadable)
+          log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
+        livePool.resume();
+      },
+      onRetry: (error, delayMs) => {
+        log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
+        // Capture goes on meanwhile (its events are in the log, and will be processed): held
+        // for a processor that cannot write, requests would wait as long as the disk stays full.
+        processorRetrying = true;
+        livePool.resume();
+      },
+      onCrash: (error) => {
+        log.error({ error }, 'person processor crashed');
+        // Capture never waits for a processor that is gone.
+        processorCrashed = true;
+        livePool.resume();
+      },
+    },
+  );
+  metrics.setPersonBacklogProbe(() => Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed));
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
   if (notReniced && !notReniced.nice.ok) {
@@ -190,8 +320,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       "worker threads run at the daemon's priority: could not lower it",
     );
   }
-  pipeline = livePipeline;
-  capture = livePipeline.capture;
+  processor = liveProcessor;
+  pool = livePool;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
@@ -215,15 +345,16 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
-    capture = undefined;
+    pool = undefined;
     flagsPool = undefined;
     scanPool = undefined;
-    livePipeline.closeCapture();
+    livePool.close();
     await workerPool.close();
-    await livePipeline.stop();
+    processor = undefined;
+    await liveProcessor.stop();
     await backend.close();
     await closeStore(dbs);
-    storeWatch.release();
+    process.off('unhandledRejection', onRejection);
     await dataDirLock.release();
     threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
@@ -232,13 +363,80 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   return { port, backend: backend.name, stop };
 }
 
-/** The newest event's key, or undefined for an empty log. */
-function lastEventKey(dbs: StoreDatabases): EventKey | undefined {
-  for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
-  return undefined;
+/**
+ * Routes one request and counts its answer. Synchronous handlers are answered in the same call
+ * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
+ */
+function handle(
+  router: Router,
+  metrics: Metrics,
+  log: Logger,
+  storeWrites: WriteAvailability,
+  req: HttpRequest,
+): HttpResponse | Promise<HttpResponse> {
+  let route = 'unmatched';
+  let out: HttpResponse | Promise<HttpResponse>;
+  const failed = (err: unknown): HttpResponse => {
+    if (!isTransientStoreError(err)) return unhandled(log, req, err);
+    // A management write the store refused (a full disk): 503, as capture answers, and
+    // /_readyz says so until a write commits again.
+    metrics.storeWriteFailures.inc();
+    storeWrites.failed(storeErrorText(err));
+    return errorResponse(storeUnavailableError(storeErrorText(err)));
+  };
+  try {
+    const matched = router.match(req);
+    route = matched.name;
+    out = matched.run();
+  } catch (err) {
+    return counted(metrics, route, req, failed(err));
+  }
+  if (!(out instanceof Promise)) return counted(metrics, route, req, out);
+  return out.then(
+    (res) => counted(metrics, route, req, res),
+    (err: unknown) => counted(metrics, route, req, failed(err)),
+  );
+}
+
+/** Store writes are watched from the first refusal until a write, or a probe every second, commits. */
+function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): WriteAvailability {
+  return new WriteAvailability({
+    probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
+    describe: async (err) => {
+      metrics.storeWriteFailures.inc();
+      return commitFailureReason(err);
+    },
+    intervalMs: STORE_PROBE_INTERVAL_MS,
+    onUnavailable: (reason) => {
+      metrics.storeWritable.set(0);
+      log.error({ reason }, 'the store refuses writes: capture answers 503 until a write commits again (tried every second)');
+    },
+    onAvailable: (ms) => {
+      metrics.storeWritable.set(1);
+      log.info({ unavailable_ms: ms }, 'the store takes writes again: capture resumed');
+    },
+  });
+}
+
+/** The meta key the probe rewrites while the store refuses writes. */
+const STORE_PROBE_KEY = 'store:last-probe';
+const STORE_PROBE_INTERVAL_MS = 1000;
+
+function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
+  metrics.countRequest(route, req.method, res.status);
+  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
+  return res;
+}
+
+function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
+  return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {
   await dbs.root.flushed;
   await dbs.root.close();
+}
+
+function storeUnavailableError(reason: string): HedgerowError {
+  return catalogueError('HR_STORE_UNAVAILABLE', { reason });
 }
