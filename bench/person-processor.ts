@@ -58,17 +58,7 @@ function bodies(): StoredEvent[][] {
   const count = scenario === 'batch' ? 1 : PERSONS_BODIES;
   return Array.from({ length: count }, (_, k) => {
     const text = scenario === 'batch' ? batchBody(now.toISOString()) : personsBody(now.toISOString(), k);
-    const body = new TextEncoder().encode(text);
-    const req = {
-      path: '/batch/',
-      query: '',
-      method: 'POST' as const,
-      contentType: 'application/json',
-      contentEncoding: '',
-      body,
-      ip: '127.0.0.1',
-    };
-    return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;
+    return normalizedBody(text, now);
   });
 }
 
@@ -80,14 +70,18 @@ function priorBlock(b: number): StoredEvent[] {
     distinct_id: `prior-${b * EVENTS_PER_BATCH + i}`,
     properties: { $lib: 'posthog-node', $current_url: 'https://www.example.com/', $browser: 'Chrome', n: i },
   }));
-  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_bench', batch }));
+  return normalizedBody(JSON.stringify({ api_key: 'phc_bench', batch }), now);
+}
+
+/** A `/batch/` body's events as the pool worker stores them (project 1). */
+function normalizedBody(text: string, now: Date): StoredEvent[] {
   const req = {
     path: '/batch/',
     query: '',
     method: 'POST' as const,
     contentType: 'application/json',
     contentEncoding: '',
-    body,
+    body: new TextEncoder().encode(text),
     ip: '127.0.0.1',
   };
   return normalizeCapture(prepareCapture(req, 100 * 1024 * 1024), 1, now).events;

@@ -4,7 +4,6 @@
  * otherwise, never applied twice. Real capture pipeline and a real temporary store.
  */
 import { describe, expect, it } from 'vitest';
-import { normalizeCapture, prepareCapture } from '../../src/ingest/capture-pipeline.js';
 import { HandedOffBlocks } from '../../src/processing/handed-off-blocks.js';
 import { HandOffRing } from '../../src/processing/handoff-ring.js';
 import { PersonProcessor } from '../../src/processing/person-processor.js';
@@ -12,23 +11,13 @@ import { EventWriter, encodeBlock } from '../../src/store/event-log.js';
 import type { EventKey } from '../../src/store/open-store.js';
 import { openStore } from '../../src/store/open-store.js';
 import { PersonReader } from '../../src/store/person-store.js';
+import { normalizedBatch } from '../helpers/normalized-events.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('hedgerow-handoff-');
 
 function block(...distinctIds: string[]): Uint8Array {
-  const batch = distinctIds.map((distinct_id) => ({ event: '$pageview', distinct_id }));
-  const body = new TextEncoder().encode(JSON.stringify({ api_key: 'phc_test', batch }));
-  const req = {
-    path: '/batch/',
-    query: '',
-    method: 'POST' as const,
-    contentType: 'application/json',
-    contentEncoding: '',
-    body,
-    ip: '127.0.0.1',
-  };
-  return encodeBlock(normalizeCapture(prepareCapture(req, 1024 * 1024), 1, new Date()).events);
+  return encodeBlock(normalizedBatch(distinctIds.map((distinct_id) => ({ event: '$pageview', distinct_id }))));
 }
 
 describe('HandedOffBlocks', () => {
