@@ -44,6 +44,12 @@ export const MAX_HASH_KEY_CHARS = 400;
 /** Event names are cut to 200 characters (ingestion sanitizeEventName). */
 export const MAX_EVENT_NAME_CHARS = 200;
 
+/**
+ * The longest project token or personal API key an operator can bring: PostHog's `Team.api_token`
+ * column is a `CharField(max_length=200)` (PostHog/posthog `posthog/models/team/team.py`).
+ */
+export const MAX_CARRIED_KEY_CHARS = 200;
+
 /** Project tokens longer than 64 characters are malformed (capture-rs token.rs). */
 export const MAX_TOKEN_CHARS = 64;
 

@@ -1,6 +1,6 @@
 /**
  * Which project a capture request belongs to, from the token the pipeline extracted:
- * a project token (`phc_…`) selects its project; a personal API key (`phx_…`) selects the
+ * a project token (`phc_…`, or any other a project holds) selects its project; a personal API key (`phx_…`) selects the
  * project named by `project_id`, else its user's current project (PostHog's capture accepts a
  * personal API key too: docs/compatibility.md#capture-endpoints), which must be one of the key's
  * projects when it is limited to some. Its scopes are not checked: PostHog has no scope for
@@ -18,6 +18,11 @@ export function resolveCaptureProject(auth: AuthStore, rawToken: string | undefi
   const shape = validateTokenShape(rawToken);
   if (!shape.ok) {
     if (shape.reason === 'personal_api_key') return personalKeyProject(auth, rawToken.trim(), projectIdHint);
+    // A project may hold a token capture-rs would refuse for its length or its characters (any
+    // token PostHog's column holds is accepted: docs/compatibility.md#project-tokens); such a
+    // token still captures into its project, and an unknown one gets capture-rs's answer.
+    const carried = shape.reason === 'too_long' || shape.reason === 'not_ascii' ? auth.projectByToken(rawToken.trim()) : undefined;
+    if (carried !== undefined) return carried;
     throw catalogueError('HR_API_KEY_MALFORMED', { reason: shape.reason });
   }
   const project = auth.projectByToken(shape.token);

@@ -23,7 +23,10 @@ export function addAdminCommands(program: Command): void {
       .command('create')
       .description('create a project in the default (first) organization')
       .requiredOption('--name <name>', 'project name')
-      .option('--api-token <token>', 'use this phc_ project API key instead of a generated one')
+      .option(
+        '--api-token <token>',
+        'use this project API key instead of a generated one (any key a PostHog project holds, e.g. the one your apps ship with)',
+      )
       .option('--json', 'print JSON'),
     (auth, o) => {
       const org = auth.organizations()[0] ?? fail('no organization: start the daemon once first');

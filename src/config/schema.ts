@@ -4,6 +4,7 @@
  * costs), and the JSON schema built from those entries. Defaults live in config/default.json;
  * src/config/load-config.ts merges, validates and freezes.
  */
+import { MAX_CARRIED_KEY_CHARS } from '../limits.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -88,6 +89,9 @@ function setting(
     doc,
   });
 }
+
+/** One character of a key an operator brings (auth/keys.ts says why each rule). */
+const CARRIED_KEY_CHARS = '[^\\s\\p{Cc}]';
 
 const int = (minimum: number, maximum?: number): Record<string, unknown> =>
   maximum === undefined ? { type: 'integer', minimum } : { type: 'integer', minimum, maximum };
@@ -225,16 +229,16 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   setting(
     'bootstrap.projectApiKey',
     'string',
-    { type: 'string', pattern: '^phc_[A-Za-z0-9_-]{10,60}$' },
-    'a project API key: "phc_" then 10 to 60 letters, digits, "_" or "-"',
-    'Project API key (phc_…) given to project 1 on first start, instead of a generated one. Public by design: SDKs embed it.',
+    { type: 'string', pattern: `^(?!phx_)${CARRIED_KEY_CHARS}{1,${MAX_CARRIED_KEY_CHARS}}$` },
+    'a project API key: 1 to 200 characters, no whitespace or control characters, not starting with "phx_"',
+    'Project API key given to project 1 on first start, instead of a generated one: any key a PostHog project holds (phc_… or older forms). Public by design: SDKs embed it.',
   ),
   setting(
     'bootstrap.personalApiKey',
     'string',
-    { type: 'string', pattern: '^phx_[A-Za-z0-9_-]{10,80}$' },
-    'a personal API key: "phx_" then 10 to 80 letters, digits, "_" or "-"',
-    'Personal API key (phx_…) given to the admin user on first start, instead of a generated one. A secret: prefer the environment to the command line.',
+    { type: 'string', pattern: `^phx_${CARRIED_KEY_CHARS}{1,${MAX_CARRIED_KEY_CHARS - 4}}$` },
+    'a personal API key: "phx_" then up to 196 characters, no whitespace or control characters',
+    'Personal API key (phx_…) given to the admin user on first start, instead of a generated one: a key carried over from PostHog works as given. A secret: prefer the environment to the command line.',
     true,
   ),
 ]);

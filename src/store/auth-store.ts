@@ -5,7 +5,14 @@
  * Reads are plain LMDB gets, so a change made by another process is seen on the next request.
  */
 import { randomUUID } from 'node:crypto';
-import { generatePersonalApiKey, generateProjectToken, hashPersonalApiKey, isProjectToken, maskPersonalApiKey } from '../auth/keys.js';
+import {
+  generatePersonalApiKey,
+  generateProjectToken,
+  hashPersonalApiKey,
+  maskPersonalApiKey,
+  personalApiKeyProblem,
+  projectTokenProblem,
+} from '../auth/keys.js';
 import { isAdminLevel, ORGANIZATION_LEVEL, type OrganizationLevel } from '../auth/organization-level.js';
 import { TurnMemo } from '../util/turn-memo.js';
 import { bumpCounter, nextId, type StoreDatabases } from './open-store.js';
@@ -209,9 +216,8 @@ export class AuthStore {
 
   createProject(input: { name: string; organizationId: string; apiToken?: string; id?: number }): Project {
     const token = input.apiToken ?? generateProjectToken();
-    if (!isProjectToken(token)) {
-      throw new Error(`api token must look like phc_ followed by 10-60 letters, digits, '_' or '-'`);
-    }
+    const problem = projectTokenProblem(token);
+    if (problem !== undefined) throw new Error(problem);
     return this.dbs.root.transactionSync(() => {
       if (!this.dbs.auth.get(K.org(input.organizationId))) {
         throw new Error(`organization ${input.organizationId} does not exist`);
@@ -278,6 +284,8 @@ export class AuthStore {
     secret: string;
   } {
     const secret = input.secret ?? generatePersonalApiKey();
+    const problem = personalApiKeyProblem(secret);
+    if (problem !== undefined) throw new Error(problem);
     const hash = hashPersonalApiKey(secret);
     const key = this.dbs.root.transactionSync(() => {
       if (!this.user(input.userId)) throw new Error(`user ${input.userId} does not exist`);

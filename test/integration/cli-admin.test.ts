@@ -86,9 +86,11 @@ describe('hedgerow admin while the daemon runs', () => {
     const cap = await postJson(d, '/e/', [{ event: 'generated token', distinct_id: 'g', properties: { token: p.api_token } }]);
     expect([cap.status, cap.json]).toEqual([200, OK]);
 
-    const bad = await admin('projects', 'create', '--name', 'Bad', '--api-token', 'not-a-token');
+    const bad = await admin('projects', 'create', '--name', 'Bad', '--api-token', 'phc has space');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^hedgerow: api token must look like phc_/);
+    expect(bad.stderr).toBe(
+      'hedgerow: a project API token cannot hold whitespace or control characters: SDKs and HTTP headers would trim or mangle them\n',
+    );
     const dup = await admin('projects', 'create', '--name', 'Dup', '--api-token', d.projectKey);
     expect(dup.code).toBe(2);
     expect(dup.stderr).toBe('hedgerow: that api token is already used by another project\n');
@@ -102,6 +104,36 @@ describe('hedgerow admin while the daemon runs', () => {
     ]);
     const text = await admin('projects', 'list');
     expect(text.stdout.split('\n')[0]).toBe(`1\t${d.projectKey}\tDefault project`);
+  });
+
+  it('projects create takes any token a PostHog project holds; each captures and answers /flags', async () => {
+    const older = `${uniqueId('k').replace(/[^A-Za-z0-9]/g, '')}${'Q'.repeat(43)}`.slice(0, 43);
+    const tokens = ['phc_test', older, `phc_${'L'.repeat(116)}`, `phc_${'M'.repeat(196)}`];
+    for (const token of tokens) {
+      const r = await admin('projects', 'create', '--name', `carried ${token.length}`, '--api-token', token, '--json');
+      expect([r.code, r.stderr]).toEqual([0, '']);
+      const project = parseJson<{ id: number; api_token: string }>(r.stdout);
+      expect(project.api_token).toBe(token);
+      const id = uniqueId('carried');
+      const uuid = randomUUID();
+      const cap = await postJson(d, '/batch/', { api_key: token, batch: [{ uuid, event: 'carried key', distinct_id: id }] });
+      expect([token.length, cap.status, cap.json]).toEqual([token.length, 200, OK]);
+      expect((await eventsOf(d, id, project.id)).map((e) => e.id)).toEqual([uuid]);
+      const flags = await postJson(d, '/flags/?v=2', { token, distinct_id: id });
+      expect([token.length, flags.status]).toEqual([token.length, 200]);
+    }
+    // A key no project holds still gets capture-rs's answer for its shape.
+    const unknown = await postJson(d, '/batch/', { api_key: `phc_${'N'.repeat(116)}`, batch: [{ event: 'x', distinct_id: 'x' }] });
+    expect([unknown.status, (unknown.json as { detail: string }).detail]).toEqual([401, 'Provided API key is not valid: too_long']);
+    for (const [token, why] of [
+      [`phc_${'x'.repeat(197)}`, "a project API token holds at most 200 characters, as PostHog's does; this one has 201"],
+      ['phx_looks_personal', 'a project API token cannot start with "phx_"'],
+      ['tab\tinside', 'a project API token cannot hold whitespace or control characters'],
+    ] as const) {
+      const r = await admin('projects', 'create', '--name', 'refused', '--api-token', token);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`hedgerow: ${why}`);
+    }
   });
 
   it('keys create --scopes query:read --json returns a key that works on the events API', async () => {
@@ -245,7 +277,7 @@ describe('bad configuration', () => {
   it('lists every bad setting at once and never echoes a secret', async () => {
     const r = await serve(['--workers', '999', '--http-backend', 'apache'], {
       HEDGEROW_PORT: 'abc',
-      HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_short',
+      HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_secret with spaces',
     });
     expect(r.code).toBe(2);
     const lines = r.stderr.trimEnd().split('\n');
@@ -256,7 +288,7 @@ describe('bad configuration', () => {
       '--http-backend="apache"',
       'HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY=(value hidden)',
     ]);
-    expect(r.stderr).not.toContain('phx_short');
+    expect(r.stderr).not.toContain('phx_secret');
   });
 });
 
@@ -294,6 +326,15 @@ describe('first start', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(creds);
     expect((await eventsOf({ ...keys, baseUrl: again.baseUrl }, id)).map((e) => e.event)).toEqual(['with generated key']);
     expect(await again.stop()).toBe(0);
+  });
+
+  it('takes a short fixture key such as phc_test as the bootstrap project key', async () => {
+    const d = await startDaemon({ backend: 'uws', projectKey: 'phc_test' });
+    const id = uniqueId('fixture');
+    const cap = await postJson(d, '/batch/', { api_key: 'phc_test', batch: [{ event: 'fixture key', distinct_id: id }] });
+    expect([cap.status, cap.json]).toEqual([200, OK]);
+    expect((await eventsOf(d, id)).map((e) => e.event)).toEqual(['fixture key']);
+    expect(await d.stop()).toBe(0);
   });
 
   it('with bootstrap keys, uses them and does not print the personal key', async () => {

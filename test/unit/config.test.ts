@@ -211,25 +211,41 @@ describe('loadConfig', () => {
     }).toThrow(TypeError);
   });
 
-  it('checks bootstrap key patterns and hides personal keys', () => {
-    expect(loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: `phc_${'a'.repeat(60)}` } }).bootstrap.projectApiKey).toHaveLength(64);
+  it('takes any project key PostHog can hold, refuses what cannot work, and hides personal keys', () => {
+    const projectKey = (k: string) => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: k } }).bootstrap.projectApiKey;
+    // PostHog's current form, an older project's 43 characters, a fixture's short key, the column's 200.
+    for (const k of [`phc_${'a'.repeat(43)}`, 'A'.repeat(43), 'phc_test', 'x', 'x'.repeat(200), 'clé-ключ']) {
+      expect(projectKey(k)).toBe(k);
+    }
     const problems = problemsOf(() =>
       loadConfig({
         env: {
-          HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: 'phc_short',
+          HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: 'phc has space',
           HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_has spaces in it',
         },
         flags: {},
       }),
     );
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toMatch(/^HEDGEROW_BOOTSTRAP_PROJECT_API_KEY="phc_short": must be a project API key/);
+    expect(problems[0]).toBe(
+      'HEDGEROW_BOOTSTRAP_PROJECT_API_KEY="phc has space": must be a project API key: 1 to 200 characters, no whitespace or control characters, not starting with "phx_"',
+    );
     expect(problems[1]).toMatch(/^HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY=\(value hidden\): must be a personal API key/);
     expect(problems.join('\n')).not.toContain('has spaces');
-    for (const bad of [`phc_${'a'.repeat(61)}`, 'phx_abcdefghij0', 'phc_abc!defghijk']) {
-      expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: bad } }))).toHaveLength(1);
+    for (const bad of ['x'.repeat(201), 'phx_abcdefghij0', 'tab\there', 'nul\u0000', 'del\u007f', 'nbsp\u00a0x', ' phc_lead']) {
+      expect(
+        problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: bad } })),
+        JSON.stringify(bad),
+      ).toHaveLength(1);
     }
-    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: `phx_${'b'.repeat(81)}` } }))).toHaveLength(1);
+    const personalKey = (k: string) => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: k } }).bootstrap.personalApiKey;
+    for (const k of ['phx_short', `phx_${'b'.repeat(43)}`, `phx_${'b'.repeat(196)}`]) expect(personalKey(k)).toBe(k);
+    for (const bad of ['phx_', `phx_${'b'.repeat(197)}`, 'phc_notpersonal', 'phx_a b']) {
+      expect(
+        problemsOf(() => loadConfig({ env: { HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: bad } })),
+        bad,
+      ).toHaveLength(1);
+    }
   });
 
   it('reports an unreadable or malformed defaults file', () => {
