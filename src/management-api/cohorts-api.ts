@@ -11,21 +11,19 @@
  */
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../cohorts/static-cohort-csv.js';
-import { catalogueError, HedgerowError, isHedgerowError } from '../errors.js';
-import { checkFiltersForFlagCohort, cohortIdOf, filtersUseCohort } from '../flags/cohort-checks.js';
-import { readBooleanField, readCharField, readDictField } from '../compat/drf-fields.js';
+import { HedgerowError, isHedgerowError } from '../errors.js';
+import { type CohortWriteContext, type CohortWriteMode, validateCohortWrite } from '../cohorts/cohort-write-rules.js';
 import type { PersonsNamedQuery } from '../persons/scan-persons.js';
 import type { ScanPool } from '../pool/scan-pool.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { CohortRecord, CohortStore, CohortWrite } from '../store/cohort-store.js';
 import type { FlagReader } from '../store/flag-store.js';
-import { projectRequest, type JsonObject, type ProjectApiRequest } from '../http/api-request.js';
+import { projectRequest, type ProjectApiRequest } from '../http/api-request.js';
 import { isMultipart, readMultipartForm, withFormBody } from '../http/multipart-form.js';
 import { limitOffsetPage, parseLimitOffset } from './pagination.js';
 import { json } from '../http/respond.js';
 import type { Params, Router } from '../http/router.js';
 import { basicUserOrNull } from './serialize-user.js';
-import { isPlainObject } from '../util/plain-object.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 
 export interface CohortsApiDeps {
@@ -41,9 +39,6 @@ export interface CohortsApiDeps {
 const MAX_PERSONS_PER_ADD = 1000;
 
 const COHORTS = '/api/projects/:project_id/cohorts';
-const NAME_MAX_LENGTH = 400;
-/** PostHog's `description` column: `varchar(1000)`. */
-const DESCRIPTION_MAX_LENGTH = 1000;
 
 /**
  * A `csv` upload's members, read (and resolved through the stored persons) before the
@@ -89,7 +84,7 @@ class CohortsApi {
     const cohort = this.deps.cohorts.create(
       req.project.id,
       req.principal.user.id,
-      () => this.validate(req, req.body, undefined),
+      () => validateCohortWrite(req.body, this.rules(req.project.id, 'create', undefined)),
       (created) => (created.is_static ? csvMembers(upload) : []),
     );
     return json(201, this.render(cohort));
@@ -109,7 +104,7 @@ class CohortsApi {
     const cohort = this.deps.cohorts.update(
       req.project.id,
       existing.id,
-      (current) => (write = this.validate(req, req.body, current)),
+      (current) => (write = validateCohortWrite(req.body, this.rules(req.project.id, http.method === 'PATCH' ? 'patch' : 'put', current))),
       (updated) => (updated.is_static && write.deleted !== true ? csvMembers(upload) : []),
     );
     return json(200, this.render(cohort));
@@ -169,94 +164,20 @@ class CohortsApi {
     return projectRequest(this.deps.auth, http, params, scope);
   }
 
+  private rules(projectId: number, mode: CohortWriteMode, current: CohortRecord | undefined): CohortWriteContext {
+    return {
+      mode,
+      current,
+      cohort: (id) => this.deps.cohorts.get(projectId, id),
+      flags: () => this.deps.flags.list(projectId),
+    };
+  }
+
   private cohortOf(req: ProjectApiRequest, params: Params): CohortRecord {
     const raw = params.id ?? '';
     const cohort = /^\d{1,15}$/.test(raw) ? this.deps.cohorts.get(req.project.id, Number(raw)) : undefined;
     if (!cohort) throw new HedgerowError('HR_NOT_FOUND');
     return cohort;
-  }
-
-  /** Field checks in field order: name, description, filters (a property group), is_static, deleted. */
-  private validate(req: ProjectApiRequest, body: JsonObject, current: CohortRecord | undefined): CohortWrite {
-    const out: CohortWrite = {};
-    if (body.name !== undefined && body.name !== null) {
-      out.name = readCharField(body.name, 'name', { allowBlank: true, maxLength: NAME_MAX_LENGTH });
-    }
-    if (body.description !== undefined && body.description !== null) {
-      out.description = readCharField(body.description, 'description', { allowBlank: true, maxLength: DESCRIPTION_MAX_LENGTH });
-    }
-    if (body.filters !== undefined) {
-      const filters = readDictField(body.filters, 'filters');
-      this.checkFilters(req.project.id, filters, current?.id);
-      out.filters = filters;
-    }
-    if (body.is_static !== undefined) out.is_static = readBooleanField(body.is_static, 'is_static', false) as boolean;
-    if (out.filters !== undefined && current !== undefined && req.http.method === 'PATCH') {
-      this.checkForFlags(req.project.id, out.filters, current, out.is_static ?? current.is_static);
-    }
-    if (body.deleted !== undefined) out.deleted = readBooleanField(body.deleted, 'deleted', false) as boolean;
-    return out;
-  }
-
-  /**
-   * PATCHed filters of a cohort an active flag uses (directly or through other cohorts) may hold
-   * no behavioural filter, nor reference a cohort that does: the flag could no longer be
-   * evaluated (PostHog's `_validate_feature_flag_constraints`). A static cohort staying static
-   * is not checked: its members are a list.
-   */
-  private checkForFlags(projectId: number, filters: unknown, current: CohortRecord, willBeStatic: boolean): void {
-    if (current.is_static && willBeStatic) return;
-    const lookup = (id: number) => this.deps.cohorts.get(projectId, id);
-    const used = this.deps.flags
-      .list(projectId)
-      .some((flag) => flag.active && !flag.deleted && filtersUseCohort(flag.filters, current.id, lookup));
-    if (used) checkFiltersForFlagCohort(filters, lookup);
-  }
-
-  /** `filters.properties` must be an AND/OR group; referenced cohorts must exist and not loop back. */
-  private checkFilters(projectId: number, filters: JsonObject, selfId: number | undefined): void {
-    const properties = filters.properties;
-    if (properties === undefined) return;
-    // Depth first, in the order of the values, without recursion (a chain of cohorts can be long);
-    // a cohort already walked through is not walked again (shared sub-cohorts would otherwise
-    // be walked once per path: exponentially many).
-    const onPath = new Set<number>(selfId === undefined ? [] : [selfId]);
-    const walked = new Set<number>();
-    const stack: { nodes: readonly unknown[]; next: number; cohort?: number }[] = [{ nodes: [properties], next: 0 }];
-    while (stack.length > 0) {
-      const frame = stack[stack.length - 1]!;
-      if (frame.next === frame.nodes.length) {
-        stack.pop();
-        if (frame.cohort !== undefined) {
-          onPath.delete(frame.cohort);
-          walked.add(frame.cohort);
-        }
-        continue;
-      }
-      const node = frame.nodes[frame.next++];
-      if (!isPlainObject(node)) throw new HedgerowError('HR_COHORT_FILTERS_NOT_GROUPS');
-      const group: JsonObject = node;
-      if (Array.isArray(group.values)) {
-        if (group.type !== 'AND' && group.type !== 'OR') throw new HedgerowError('HR_COHORT_GROUP_TYPE_INVALID');
-        stack.push({ nodes: group.values, next: 0 });
-        continue;
-      }
-      if (group.type !== 'cohort') continue;
-      const id = cohortIdOf(group.value);
-      const target = id === undefined ? undefined : this.deps.cohorts.get(projectId, id);
-      if (id === undefined || !target) {
-        throw catalogueError('HR_COHORT_DOES_NOT_EXIST', { id: String(group.value) });
-      }
-      if (onPath.has(id)) throw new HedgerowError('HR_COHORT_LOOP');
-      if (walked.has(id)) continue;
-      const nested = (target.filters as { properties?: unknown }).properties;
-      if (nested === undefined) {
-        walked.add(id);
-        continue;
-      }
-      onPath.add(id);
-      stack.push({ nodes: [nested], next: 0, cohort: id });
-    }
   }
 
   private render(c: CohortRecord): Record<string, unknown> {

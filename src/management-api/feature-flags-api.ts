@@ -5,12 +5,11 @@
  * current project). Writes run in one LMDB transaction each (see FlagStore).
  */
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
-import { catalogueError, HedgerowError } from '../errors.js';
-import { applyFlagWrite, type FeatureFlagRecord, type FlagWrite } from '../flags/feature-flag.js';
-import { activeDependents, checkFlagDependencies, dependencyIds, describeFlags } from '../flags/flag-dependencies.js';
+import { HedgerowError } from '../errors.js';
+import type { FeatureFlagRecord } from '../flags/feature-flag.js';
+import { FlagWriter } from '../flags/flag-writer.js';
 import { filterFlags, orderNewestFirst } from '../flags/list-filters.js';
-import { validateFlagWrite, type CohortInfo } from '../flags/validate-flag-write.js';
-import { findVersionConflict, versionConflictError } from '../flags/version-conflict.js';
+import type { CohortInfo } from '../flags/validate-flag-write.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { FlagStore } from '../store/flag-store.js';
 import { projectRequest, type ProjectApiRequest, withCurrentProject } from '../http/api-request.js';
@@ -77,7 +76,11 @@ export function flagOfProject(flags: FlagStore, projectId: number, params: Param
 }
 
 class FlagApi {
-  constructor(private readonly deps: FeatureFlagsApiDeps) {}
+  private readonly writer: FlagWriter;
+
+  constructor(private readonly deps: FeatureFlagsApiDeps) {
+    this.writer = new FlagWriter({ ...deps, userEmail: (id) => deps.auth.user(id)?.email });
+  }
 
   list(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'feature_flag:read');
@@ -93,14 +96,7 @@ class FlagApi {
 
   create(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'feature_flag:write');
-    const projectId = req.project.id;
-    const flag = this.deps.flags.create(projectId, req.principal.user, () => {
-      const write = validateFlagWrite(req.body, this.validationContext(projectId, 'create'));
-      if (write.filters) {
-        checkFlagDependencies({ id: undefined, key: write.key ?? '', filters: write.filters }, this.flagMap(projectId));
-      }
-      return write;
-    });
+    const flag = this.writer.create(req.project.id, req.principal.user, req.body);
     return json(201, renderFlag(flag, this.renderContext(req, new Date())));
   }
 
@@ -112,19 +108,10 @@ class FlagApi {
 
   update(http: HttpRequest, params: Params, mode: 'patch' | 'put'): HttpResponse {
     const req = this.request(http, params, 'feature_flag:write');
-    const projectId = req.project.id;
     const user = req.principal.user;
-    const existing = flagOfProject(this.deps.flags, projectId, params);
+    const existing = flagOfProject(this.deps.flags, req.project.id, params);
     if (!this.deps.editPermission(user)(existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
-    const flag = this.deps.flags.update(projectId, existing.id, user, (current) => {
-      const write = validateFlagWrite(req.body, { ...this.validationContext(projectId, mode), current });
-      if (findVersionConflict(req.body, current, write)) {
-        const by = current.last_modified_by === null ? undefined : this.deps.auth.user(current.last_modified_by);
-        throw versionConflictError(by?.email);
-      }
-      this.checkStateChange(current, write);
-      return write;
-    });
+    const flag = this.writer.update(req.project.id, existing.id, user, req.body, mode);
     return json(200, renderFlag(flag, this.renderContext(req, new Date())));
   }
 
@@ -134,59 +121,8 @@ class FlagApi {
     return { status: 405, body: '' };
   }
 
-  /**
-   * The soft delete, restore, enable/disable and dependency rules of an update
-   * (docs/compatibility.md#updates-and-deletion).
-   */
-  private checkStateChange(current: FeatureFlagRecord, write: FlagWrite): void {
-    const flags = this.flagMap(current.project_id);
-    const next = applyFlagWrite(current, write);
-    if (next.deleted && !current.deleted) {
-      const dependents = activeDependents(current.id, flags.values());
-      if (dependents.length > 0) {
-        throw catalogueError('HR_FLAG_DELETE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
-      }
-    }
-    // A restore takes the key back (a key sent in the body was already checked by validation).
-    if (current.deleted && !next.deleted) {
-      const holder = this.deps.flags.liveIdByKey(current.project_id, next.key);
-      if (holder !== undefined && holder !== current.id) {
-        throw new HedgerowError('HR_FLAG_KEY_TAKEN');
-      }
-    }
-    if (current.active && !next.active && !next.deleted) {
-      const dependents = activeDependents(current.id, flags.values());
-      if (dependents.length > 0) {
-        throw catalogueError('HR_FLAG_DISABLE_HAS_DEPENDENTS', { flags: describeFlags(dependents) });
-      }
-    }
-    if (!current.active && next.active) {
-      const disabled = dependencyIds(next.filters)
-        .map((id) => flags.get(id))
-        .filter((f): f is FeatureFlagRecord => f !== undefined && (!f.active || f.deleted));
-      if (disabled.length > 0) {
-        throw catalogueError('HR_FLAG_ENABLE_DEPENDS_ON_DISABLED', { flags: describeFlags(disabled) });
-      }
-    }
-    if (write.filters) checkFlagDependencies({ id: current.id, key: next.key, filters: write.filters }, flags);
-  }
-
   private request(http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
     return projectRequest(this.deps.auth, http, withCurrentProject(params), scope);
-  }
-
-  private validationContext(projectId: number, mode: 'create' | 'patch' | 'put') {
-    return {
-      mode,
-      liveFlagIdByKey: (key: string) => this.deps.flags.liveIdByKey(projectId, key),
-      cohort: (id: number) => this.deps.cohort(projectId, id),
-      dashboardExists: (id: number) => this.deps.dashboardExists(projectId, id),
-      maxPropertyValues: this.deps.maxPropertyValues,
-    };
-  }
-
-  private flagMap(projectId: number): Map<number, FeatureFlagRecord> {
-    return new Map(this.deps.flags.list(projectId).map((f) => [f.id, f]));
   }
 
   private renderContext(req: ProjectApiRequest, now: Date): FlagRenderContext {
