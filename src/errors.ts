@@ -366,6 +366,12 @@ export const ERRORS = Object.freeze({
     'invalid_input',
     'Evaluation tags must be a subset of tags. Invalid evaluation tags: {tags}',
   ),
+  HR_DEVICE_BUCKETING_WITH_CONTINUITY: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    "Cannot enable 'persist across authentication steps' when using device ID bucketing. These features are incompatible.",
+  ),
   HR_FLAG_DRY_RUN_FAILED: entry(400, 'validation_error', 'invalid_input', "Can't evaluate flag - please check release conditions"),
   HR_FLAG_VERSION_CONFLICT: entry(
     409,

@@ -101,7 +101,8 @@ function extractFlagKeys(body: Obj): string[] | undefined {
  * Reads a decoded body. Throws `HR_FLAGS_NOT_AN_OBJECT` (400) when it is not a JSON object and
  * `HR_FLAGS_MISSING_TOKEN` (401) when no token is given. Objects from the body are used as they
  * are, not copied. `$anon_distinct_id` (alias `anon_distinct_id`) falls back to
- * `person_properties.$anon_distinct_id`; empty ids count as absent.
+ * `person_properties.$anon_distinct_id`, and `$device_id` (alias `device_id`) to
+ * `person_properties.$device_id`; empty ids count as absent.
  */
 export function parseFlagsRequest(body: unknown): FlagsRequest {
   if (!isPlainObject(body)) throw new HedgerowError('HR_FLAGS_NOT_AN_OBJECT');
@@ -125,7 +126,9 @@ export function parseFlagsRequest(body: unknown): FlagsRequest {
   const anon =
     nonEmptyString(firstPresent(body.$anon_distinct_id, body.anon_distinct_id)) ?? nonEmptyString(personProperties.$anon_distinct_id);
   if (anon !== undefined) req.anonDistinctId = anon;
-  const deviceId = nonEmptyString(firstPresent(body.$device_id, body.device_id));
+  // Flags service `FlagRequest::extract_device_id`: the body's device id, else the request's own
+  // `person_properties.$device_id` (not the stored person's).
+  const deviceId = nonEmptyString(firstPresent(body.$device_id, body.device_id)) ?? nonEmptyString(personProperties.$device_id);
   if (deviceId !== undefined) req.deviceId = deviceId;
   const flagKeys = extractFlagKeys(body);
   if (flagKeys !== undefined) req.flagKeys = flagKeys;

@@ -8,7 +8,7 @@
  */
 
 import type { ActivityChange } from '../store/activity-log.js';
-import { LOGGED_FIELDS, type FeatureFlagRecord } from './feature-flag.js';
+import { bucketingIdentifierOf, LOGGED_FIELDS, type FeatureFlagRecord } from './feature-flag.js';
 import { jsonEqual } from './json-equal.js';
 import { isPlainObject } from '../util/plain-object.js';
 
@@ -18,11 +18,16 @@ function isEmptyObject(v: unknown): boolean {
   return isPlainObject(v) && Object.keys(v).length === 0;
 }
 
+/** A logged field's value; a flag stored before `bucketing_identifier` was kept has the default. */
+function loggedValue(flag: FeatureFlagRecord, field: (typeof LOGGED_FIELDS)[number]): unknown {
+  return (field === 'bucketing_identifier' ? bucketingIdentifierOf(flag) : flag[field]) ?? null;
+}
+
 export function flagChanges(before: FeatureFlagRecord | null | undefined, after: FeatureFlagRecord): ActivityChange[] {
   const changes: ActivityChange[] = [];
   for (const field of LOGGED_FIELDS) {
-    let old: unknown = before?.[field] ?? null;
-    const now: unknown = after[field] ?? null;
+    let old: unknown = before ? loggedValue(before, field) : null;
+    const now: unknown = loggedValue(after, field);
     if (jsonEqual(old, now)) continue;
     if (field === 'filters' && isEmptyObject(old)) old = null;
     const action = old === null ? 'created' : now === null ? 'deleted' : 'changed';

@@ -7,6 +7,12 @@
 export type EvaluationRuntime = 'server' | 'client' | 'all';
 export const EVALUATION_RUNTIMES: readonly EvaluationRuntime[] = ['server', 'client', 'all'];
 
+/** What a flag's rollouts and variants hash (docs/compatibility.md#hashing-and-bucketing). */
+export type BucketingIdentifier = 'distinct_id' | 'device_id';
+export const BUCKETING_IDENTIFIERS: readonly BucketingIdentifier[] = ['distinct_id', 'device_id'];
+/** As PostHog's nullable, blank-allowed model field stores it; null and '' bucket by distinct id. */
+export type StoredBucketingIdentifier = BucketingIdentifier | '' | null;
+
 /** `filters` as PostHog stores them: a free-form object; the checked shape is in flag-filters.ts. */
 export type FlagFilters = Record<string, unknown>;
 
@@ -37,6 +43,11 @@ export interface FeatureFlagRecord {
   analytics_dashboards: number[];
   has_enriched_analytics: boolean;
   evaluation_runtime: EvaluationRuntime;
+  /**
+   * Absent on flags stored before Hedgerow kept the field: read those with
+   * `bucketingIdentifierOf` (docs/compatibility.md#flag-fields).
+   */
+  bucketing_identifier?: StoredBucketingIdentifier;
   is_remote_configuration: boolean;
   has_encrypted_payloads: boolean;
   /** When an evaluation last returned this flag (null: never); feeds `active=STALE`. */
@@ -62,8 +73,18 @@ export interface FlagWrite {
   analytics_dashboards?: number[];
   has_enriched_analytics?: boolean;
   evaluation_runtime?: EvaluationRuntime;
+  bucketing_identifier?: StoredBucketingIdentifier;
   is_remote_configuration?: boolean;
   has_encrypted_payloads?: boolean;
+}
+
+/**
+ * The flag's stored bucketing identifier. A flag stored before Hedgerow kept the field reads as
+ * the model default `distinct_id`, the value Django's added column gives rows that predate it
+ * (docs/compatibility.md#flag-fields).
+ */
+export function bucketingIdentifierOf(flag: FeatureFlagRecord): StoredBucketingIdentifier {
+  return flag.bucketing_identifier === undefined ? 'distinct_id' : flag.bucketing_identifier;
 }
 
 /** The flag with the fields a write sets (absent or undefined fields keep their value). */
@@ -89,6 +110,7 @@ export const LOGGED_FIELDS = [
   'is_remote_configuration',
   'has_encrypted_payloads',
   'evaluation_runtime',
+  'bucketing_identifier',
   'tags',
   'evaluation_tags',
   'version',

@@ -20,7 +20,13 @@ import {
   readPrimaryKeyList,
   readStringItem,
 } from '../compat/drf-fields.js';
-import { EVALUATION_RUNTIMES, type FeatureFlagRecord, type FlagWrite } from './feature-flag.js';
+import {
+  BUCKETING_IDENTIFIERS,
+  bucketingIdentifierOf,
+  EVALUATION_RUNTIMES,
+  type FeatureFlagRecord,
+  type FlagWrite,
+} from './feature-flag.js';
 import { regexPatterns, validateFlagFilters } from './flag-filters.js';
 import { compileFlagRegex } from './flag-regex.js';
 import { tagifyAll } from './tagify.js';
@@ -112,6 +118,12 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
       out.evaluation_runtime = runtime === null || runtime === '' ? 'all' : runtime;
     },
   ],
+  [
+    'bucketing_identifier',
+    // The model's nullable, blank-allowed choice field, stored as sent (docs/compatibility.md#flag-fields).
+    (v, out) =>
+      (out.bucketing_identifier = readChoiceField(v, 'bucketing_identifier', BUCKETING_IDENTIFIERS, { allowBlank: true, allowNull: true })),
+  ],
   ['_create_in_folder', (v) => readCharField(v, '_create_in_folder', { allowBlank: true })],
   ['_should_create_usage_dashboard', (v) => readBooleanField(v, '_should_create_usage_dashboard', false)],
 ];
@@ -130,6 +142,21 @@ function checkEvaluationTags(out: FlagWrite, ctx: FlagValidationContext): void {
   }
 }
 
+/**
+ * `validate()`: device bucketing and experience continuity may not be newly combined; a flag that
+ * already has both may be saved as it is (attr null). Django `posthog/api/feature_flag.py`
+ * (`_validate_device_bucketing_with_persist_auth`).
+ */
+function checkDeviceBucketing(out: FlagWrite, ctx: FlagValidationContext): void {
+  const current = ctx.current;
+  const stored = current === undefined ? undefined : bucketingIdentifierOf(current);
+  const bucketing = out.bucketing_identifier !== undefined ? out.bucketing_identifier : stored;
+  const continuity = out.ensure_experience_continuity ?? current?.ensure_experience_continuity;
+  if (bucketing !== 'device_id' || continuity !== true) return;
+  if (stored === 'device_id' && current?.ensure_experience_continuity === true) return;
+  throw new HedgerowError('HR_DEVICE_BUCKETING_WITH_CONTINUITY');
+}
+
 /** `create()`'s dry run: every regex in the conditions must compile (attr null). */
 function dryRun(out: FlagWrite): void {
   if (out.filters === undefined) return;
@@ -145,6 +172,7 @@ export function validateFlagWrite(body: Readonly<Record<string, unknown>>, ctx: 
     else if (field === 'key' && ctx.mode !== 'patch') throw new HedgerowError('HR_FIELD_REQUIRED', undefined, 'key');
   }
   checkEvaluationTags(out, ctx);
+  checkDeviceBucketing(out, ctx);
   if (ctx.mode === 'create') dryRun(out);
   // PostHog's _update_filters: turning a flag on clears a performed rollback.
   if (out.active === true) out.performed_rollback = false;

@@ -10,7 +10,7 @@
  */
 
 import { catalogueError, type HedgerowError } from '../errors.js';
-import type { FeatureFlagRecord, FlagWrite } from './feature-flag.js';
+import { bucketingIdentifierOf, type FeatureFlagRecord, type FlagWrite } from './feature-flag.js';
 import { normalizedFilters } from './flag-view.js';
 import { jsonEqual } from './json-equal.js';
 import { isPlainObject } from '../util/plain-object.js';
@@ -33,10 +33,12 @@ const COMPARED_FIELDS = [
   'is_remote_configuration',
   'has_encrypted_payloads',
   'evaluation_runtime',
+  'bucketing_identifier',
 ] as const satisfies readonly (keyof FlagWrite & keyof FeatureFlagRecord)[];
 
 function equalsCurrent(field: (typeof COMPARED_FIELDS)[number], value: unknown, current: FeatureFlagRecord): boolean {
-  if (jsonEqual(value, current[field])) return true;
+  const stored = field === 'bucketing_identifier' ? bucketingIdentifierOf(current) : current[field];
+  if (jsonEqual(value, stored)) return true;
   return field === 'filters' && jsonEqual(value, normalizedFilters(current));
 }
 

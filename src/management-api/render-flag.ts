@@ -4,7 +4,7 @@
  * `rollout_percentage`, `can_edit` for the caller, `created_by` as a user object, `status`).
  * Hedgerow has no experiments, surveys or early access features, so those lists are empty.
  */
-import type { FeatureFlagRecord } from '../flags/feature-flag.js';
+import { bucketingIdentifierOf, type FeatureFlagRecord } from '../flags/feature-flag.js';
 import { flagStatus, isSimpleFlag, normalizedFilters, simpleRolloutPercentage } from '../flags/flag-view.js';
 import type { AuthStore, User } from '../store/auth-store.js';
 import { basicUserOrNull } from './serialize-user.js';
@@ -50,6 +50,7 @@ export function renderFlag(flag: FeatureFlagRecord, ctx: FlagRenderContext): Rec
     has_encrypted_payloads: flag.has_encrypted_payloads,
     status: flagStatus(flag, ctx.now),
     evaluation_runtime: flag.evaluation_runtime,
+    bucketing_identifier: bucketingIdentifierOf(flag),
     last_called_at: flag.last_called_at,
   };
 }

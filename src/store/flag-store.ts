@@ -105,6 +105,8 @@ export class FlagStore extends FlagReader {
         analytics_dashboards: write.analytics_dashboards ?? [],
         has_enriched_analytics: write.has_enriched_analytics ?? false,
         evaluation_runtime: write.evaluation_runtime ?? 'all',
+        // The model default; null and '' are stored as sent, as PostHog does.
+        bucketing_identifier: write.bucketing_identifier === undefined ? 'distinct_id' : write.bucketing_identifier,
         is_remote_configuration: write.is_remote_configuration ?? false,
         has_encrypted_payloads: write.has_encrypted_payloads ?? false,
         last_called_at: null,

@@ -366,17 +366,79 @@ describe('identifiers: continuity and device id (docs/compatibility.md#hashing-a
     expect(one(cont, { distinctId: outId, anonDistinctId: outId, hashKeyOverrides: { c: inId } }).enabled).toBe(true);
   });
 
-  it('device bucketing hashes the device id, else $device_id, else skips the person condition', () => {
-    const flag = flagRecord(1, 'c', { bucketing_identifier: 'device_id', groups: [{ rollout_percentage: 50 }] });
+  const byDevice = { bucketing_identifier: 'device_id' } as const;
+
+  it('device bucketing hashes the device id, else skips the person condition as out of rollout', () => {
+    const flag = flagRecord(1, 'c', { groups: [{ rollout_percentage: 50 }] }, byDevice);
     expect(one(flag, { distinctId: outId, deviceId: inId }).enabled).toBe(true);
     expect(one(flag, { distinctId: inId, deviceId: outId }).enabled).toBe(false);
-    expect(one(flag, { distinctId: outId, personProperties: { $device_id: inId } }).enabled).toBe(true);
     expect(one(flag, { distinctId: inId }).reason).toMatchObject({ code: 'out_of_rollout_bound', condition_index: 0 });
+    expect(one(flag, { distinctId: inId, deviceId: '' }).reason).toMatchObject({ code: 'out_of_rollout_bound', condition_index: 0 });
+  });
+
+  it('reads only the context device id: person properties are for the request parser to read', () => {
+    const flag = flagRecord(1, 'c', { groups: [{ rollout_percentage: 100 }] }, byDevice);
+    expect(one(flag, { personProperties: { $device_id: inId } }).reason.code).toBe('out_of_rollout_bound');
+  });
+
+  it('gives every distinct id sharing a device the same answer', () => {
+    const flag = flagRecord(1, 'half', { groups: [{ rollout_percentage: 50 }] }, byDevice);
+    for (const device of ['device-a', 'device-b', 'device-c', 'device-d']) {
+      const answers = new Set<boolean>();
+      for (let i = 0; i < 20; i++) answers.add(one(flag, { distinctId: `user-${i}`, deviceId: device }).enabled);
+      expect(answers.size).toBe(1);
+    }
+    // Without device bucketing the same 20 ids get both answers.
+    const plain = flagRecord(1, 'half', { groups: [{ rollout_percentage: 50 }] });
+    const answers = new Set<boolean>();
+    for (let i = 0; i < 20; i++) answers.add(one(plain, { distinctId: `user-${i}`, deviceId: 'device-a' }).enabled);
+    expect(answers).toEqual(new Set([true, false]));
+  });
+
+  it('picks variants by the device id', () => {
+    const multivariate = { variants: ['a', 'b', 'c', 'd'].map((key) => ({ key, rollout_percentage: 25 })) };
+    const flag = flagRecord(1, 'mv', { groups: [{ rollout_percentage: 100 }], multivariate }, byDevice);
+    const variantOf = (h: number) => ['a', 'b', 'c', 'd'][Math.floor(h * 4)];
+    for (const device of ['device-a', 'device-b', 'device-c']) {
+      const expected = variantOf(sha1Fraction(`mv.${device}variant`));
+      for (let i = 0; i < 20; i++) expect(one(flag, { distinctId: `user-${i}`, deviceId: device }).variant).toBe(expected);
+    }
+  });
+
+  it('prefers the device id to continuity hash keys and the anonymous id', () => {
+    const flag = flagRecord(1, 'c', { groups: [{ rollout_percentage: 50 }] }, { ...byDevice, ensure_experience_continuity: true });
+    expect(one(flag, { distinctId: inId, deviceId: outId, hashKeyOverrides: { c: inId }, anonDistinctId: inId }).enabled).toBe(false);
+    expect(one(flag, { distinctId: outId, deviceId: inId, hashKeyOverrides: { c: outId }, anonDistinctId: outId }).enabled).toBe(true);
+  });
+
+  it('holds out by the device id', () => {
+    const inHoldout = holdoutIdWhere('device', (h) => h <= 0.5);
+    const outHoldout = holdoutIdWhere('device', (h) => h > 0.5);
+    const flag = flagRecord(1, 'c', { holdout: { id: 7, exclusion_percentage: 50 }, groups: [{ rollout_percentage: 100 }] }, byDevice);
+    for (let i = 0; i < 5; i++) {
+      expect(one(flag, { distinctId: `user-${i}`, deviceId: inHoldout }).variant).toBe('holdout-7');
+      expect(one(flag, { distinctId: `user-${i}`, deviceId: outHoldout }).variant).toBeNull();
+    }
+  });
+
+  it('ignores filters.bucketing_identifier and null or blank flag-level values', () => {
+    const legacy = flagRecord(1, 'c', { bucketing_identifier: 'device_id', groups: [{ rollout_percentage: 50 }] });
+    expect(one(legacy, { distinctId: inId, deviceId: outId }).enabled).toBe(true);
+    for (const value of [null, '', 'distinct_id'] as const) {
+      const flag = flagRecord(1, 'c', { groups: [{ rollout_percentage: 50 }] }, { bucketing_identifier: value });
+      expect(one(flag, { distinctId: inId, deviceId: outId }).enabled).toBe(true);
+    }
   });
 
   it('device bucketing does not apply to group conditions', () => {
-    const flag = flagRecord(1, 'c', { bucketing_identifier: 'device_id', aggregation_group_type_index: 0, groups: [{}] });
+    const flag = flagRecord(1, 'c', { aggregation_group_type_index: 0, groups: [{}] }, byDevice);
     expect(one(flag, { groups: { company: 'acme' } }).enabled).toBe(true);
+  });
+
+  it('a mixed flag without a device id skips its person condition and still matches its group condition', () => {
+    const flag = flagRecord(1, 'c', { groups: [{ rollout_percentage: 100 }, { aggregation_group_type_index: 0 }] }, byDevice);
+    expect(one(flag, { groups: { company: 'acme' } }).reason).toMatchObject({ code: 'condition_match', condition_index: 1 });
+    expect(one(flag).reason).toMatchObject({ code: 'out_of_rollout_bound', condition_index: 0 });
   });
 });
 

@@ -7,7 +7,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { FeatureFlagRecord, FlagFilters } from '../../src/flags/feature-flag.js';
+import type { FeatureFlagRecord, FlagFilters, StoredBucketingIdentifier } from '../../src/flags/feature-flag.js';
 import { compileSnapshot } from '../../src/flags/engine/compile-snapshot.js';
 import { evaluateFlags, flagValue } from '../../src/flags/engine/evaluate-flags.js';
 import { bucketHash } from '../../src/flags/engine/hash.js';
@@ -225,7 +225,7 @@ function toStoredProperty(p: unknown, idOfKey: ReadonlyMap<string, number>): unk
   return { ...rest, key: id === undefined ? prop.key : String(id) };
 }
 
-function toStoredFilters(filters: Obj, idOfKey: ReadonlyMap<string, number>, bucketing: unknown): FlagFilters {
+function toStoredFilters(filters: Obj, idOfKey: ReadonlyMap<string, number>): FlagFilters {
   const groups = Array.isArray(filters.groups)
     ? filters.groups.map((g) => {
         const group = g as Obj;
@@ -233,10 +233,7 @@ function toStoredFilters(filters: Obj, idOfKey: ReadonlyMap<string, number>, buc
         return { ...group, properties };
       })
     : filters.groups;
-  const out: FlagFilters = { ...filters, groups };
-  // Hedgerow's record has no top-level bucketing_identifier; filters hold it.
-  if (bucketing !== undefined && bucketing !== null) out.bucketing_identifier = bucketing;
-  return out;
+  return { ...filters, groups };
 }
 
 function flagRecord(id: number, key: string, filters: FlagFilters, extra: Partial<FeatureFlagRecord> = {}): FeatureFlagRecord {
@@ -258,9 +255,10 @@ function snapshotOf(c: FlagCase) {
   const defs = stripUndefined(c.definitions) as FlagCase['definitions'];
   const idOfKey = new Map(defs.flags.map((f) => [f.key, f.id]));
   const flags = defs.flags.map((f) =>
-    flagRecord(f.id, f.key, toStoredFilters(f.filters, idOfKey, f.bucketing_identifier), {
+    flagRecord(f.id, f.key, toStoredFilters(f.filters, idOfKey), {
       active: f.active,
       ensure_experience_continuity: f.ensure_experience_continuity === true,
+      ...(f.bucketing_identifier === undefined ? {} : { bucketing_identifier: f.bucketing_identifier as StoredBucketingIdentifier }),
     }),
   );
   const cohorts: CohortDefinition[] = Object.entries(defs.cohorts ?? {}).map(([id, group]) => ({

@@ -160,10 +160,16 @@ describe('parseFlagsRequest', () => {
     expect(parseFlagsRequest({ token: 't', $anon_distinct_id: '' }).anonDistinctId).toBeUndefined();
   });
 
-  it('device id: $device_id or device_id, non-empty strings only', () => {
+  it('device id: $device_id or device_id, else person_properties.$device_id, non-empty strings only', () => {
     expect(parseFlagsRequest({ token: 't', device_id: 'd1' }).deviceId).toBe('d1');
     expect(parseFlagsRequest({ token: 't', $device_id: '' }).deviceId).toBeUndefined();
     expect(parseFlagsRequest({ token: 't', $device_id: 7 }).deviceId).toBeUndefined();
+    // Flags service FlagRequest::extract_device_id: the top-level id wins, else the property.
+    expect(parseFlagsRequest({ token: 't', device_id: 'top', person_properties: { $device_id: 'pp' } }).deviceId).toBe('top');
+    expect(parseFlagsRequest({ token: 't', person_properties: { $device_id: 'pp' } }).deviceId).toBe('pp');
+    expect(parseFlagsRequest({ token: 't', $device_id: '', $properties: { $device_id: 'pp' } }).deviceId).toBe('pp');
+    expect(parseFlagsRequest({ token: 't', person_properties: { $device_id: 5 } }).deviceId).toBeUndefined();
+    expect(parseFlagsRequest({ token: 't', person_properties: { $device_id: '' } }).deviceId).toBeUndefined();
   });
 
   it('flag keys: non-strings dropped; not an array -> all flags', () => {

@@ -77,6 +77,28 @@ describe('flagChanges', () => {
     expect(flagChanges(before, after)).toEqual([]);
   });
 
+  it('logs bucketing_identifier after evaluation_runtime; a flag stored before the field was kept had distinct_id', () => {
+    const before = makeFlag({ evaluation_runtime: 'all' });
+    const after = makeFlag({ evaluation_runtime: 'server', bucketing_identifier: 'device_id', version: 2 });
+    expect(flagChanges(before, after).map((c) => c.field)).toEqual(['evaluation_runtime', 'bucketing_identifier', 'version']);
+    const { bucketing_identifier: _dropped, ...older } = makeFlag();
+    expect(flagChanges(older, after)).toContainEqual({
+      type: 'FeatureFlag',
+      action: 'changed',
+      field: 'bucketing_identifier',
+      before: 'distinct_id',
+      after: 'device_id',
+    });
+    expect(flagChanges(older, makeFlag())).toEqual([]);
+    expect(flagChanges(makeFlag(), makeFlag({ bucketing_identifier: null }))).toContainEqual({
+      type: 'FeatureFlag',
+      action: 'deleted',
+      field: 'bucketing_identifier',
+      before: 'distinct_id',
+      after: null,
+    });
+  });
+
   it('without a before value every set field is created', () => {
     const changes = flagChanges(null, makeFlag());
     expect(changes.every((c) => c.action === 'created' && c.before === null)).toBe(true);
@@ -115,6 +137,13 @@ describe('findVersionConflict', () => {
     expect(findVersionConflict({ name: 'Mine', version: 1, original_flag: { key: current.key } }, current)).toBe(false);
     // only writable fields count
     expect(findVersionConflict({ version: 1, original_flag: { ...original, version: 0 } }, current)).toBe(false);
+  });
+
+  it('compares bucketing_identifier, a flag stored before the field was kept having distinct_id', () => {
+    const { bucketing_identifier: _dropped, ...older } = makeFlag({ version: 3 });
+    const body = { bucketing_identifier: 'device_id', version: 2, original_flag: { bucketing_identifier: 'distinct_id' } };
+    expect(findVersionConflict(body, older)).toBe(false);
+    expect(findVersionConflict(body, makeFlag({ version: 3, bucketing_identifier: null }))).toBe(true);
   });
 
   it('compares filters with their normalised form', () => {

@@ -215,6 +215,7 @@ describe('MinimalFlag', () => {
       ensure_experience_continuity: true,
       has_encrypted_payloads: false,
       evaluation_runtime: 'server',
+      bucketing_identifier: 'device_id',
       evaluation_tags: ['web'],
     });
     const out = minimalFlag(record);
@@ -245,10 +246,18 @@ describe('MinimalFlag', () => {
       has_encrypted_payloads: false,
       version: 3,
       evaluation_runtime: 'server',
-      bucketing_identifier: null,
+      bucketing_identifier: 'device_id',
       evaluation_tags: ['web'],
     });
     expect(out.filters).not.toBe(record.filters);
+  });
+
+  it('serves bucketing_identifier as stored, and distinct_id for a flag stored before the field was kept', () => {
+    for (const value of ['distinct_id', 'device_id', '', null] as const) {
+      expect(minimalFlag(flagRecordWith({ bucketing_identifier: value })).bucketing_identifier).toBe(value);
+    }
+    const { bucketing_identifier: _dropped, ...older } = flagRecordWith();
+    expect(minimalFlag(older).bucketing_identifier).toBe('distinct_id');
   });
 
   it('normalises legacy filters as the management vector with beta-feature shows', () => {

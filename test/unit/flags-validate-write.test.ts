@@ -289,6 +289,55 @@ describe('plain fields', () => {
     expect(errorOf({ key: 'k', evaluation_runtime: true })).toMatchObject({ detail: '"True" is not a valid choice.' });
   });
 
+  it('bucketing_identifier is a nullable, blank-allowed choice, kept as sent', () => {
+    expect(validate({ key: 'k', bucketing_identifier: 'device_id' }).bucketing_identifier).toBe('device_id');
+    expect(validate({ key: 'k', bucketing_identifier: 'distinct_id' }).bucketing_identifier).toBe('distinct_id');
+    expect(validate({ key: 'k', bucketing_identifier: null }).bucketing_identifier).toBeNull();
+    expect(validate({ key: 'k', bucketing_identifier: '' }).bucketing_identifier).toBe('');
+    expect(validate({ key: 'k' }).bucketing_identifier).toBeUndefined();
+    expect(errorOf({ key: 'k', bucketing_identifier: 'person_id' })).toEqual({
+      type: 'validation_error',
+      code: 'invalid_choice',
+      detail: '"person_id" is not a valid choice.',
+      attr: 'bucketing_identifier',
+    });
+    expect(errorOf({ key: 'k', bucketing_identifier: 1 })).toMatchObject({ detail: '"1" is not a valid choice.' });
+  });
+
+  it('device bucketing may not be newly combined with experience continuity', () => {
+    const refused = {
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: "Cannot enable 'persist across authentication steps' when using device ID bucketing. These features are incompatible.",
+      attr: null,
+    };
+    expect(errorOf({ key: 'k', bucketing_identifier: 'device_id', ensure_experience_continuity: true })).toEqual(refused);
+    expect(validate({ key: 'k', bucketing_identifier: 'device_id', ensure_experience_continuity: false }).bucketing_identifier).toBe(
+      'device_id',
+    );
+    // PATCH: the field not sent is the stored one.
+    const device = makeFlag({ bucketing_identifier: 'device_id' });
+    const continuity = makeFlag({ ensure_experience_continuity: true });
+    expect(errorOf({ ensure_experience_continuity: true }, { mode: 'patch', current: device })).toEqual(refused);
+    expect(errorOf({ bucketing_identifier: 'device_id' }, { mode: 'patch', current: continuity })).toEqual(refused);
+    expect(validate({ bucketing_identifier: null, ensure_experience_continuity: true }, { mode: 'patch', current: device })).toMatchObject({
+      bucketing_identifier: null,
+    });
+    // A flag stored before the field was kept buckets by distinct id.
+    const { bucketing_identifier: _dropped, ...older } = continuity;
+    expect(validate({ name: 'x' }, { mode: 'patch', current: older }).name).toBe('x');
+    expect(errorOf({ bucketing_identifier: 'device_id' }, { mode: 'patch', current: older })).toEqual(refused);
+    // A flag that already has both may be saved as it is.
+    const both = makeFlag({ bucketing_identifier: 'device_id', ensure_experience_continuity: true });
+    expect(validate({ name: 'x', ensure_experience_continuity: true }, { mode: 'patch', current: both }).name).toBe('x');
+    // Evaluation tags are checked first (the mixin's validate() runs before this rule).
+    expect(
+      errorOf({ key: 'k', tags: [], evaluation_tags: ['a'], bucketing_identifier: 'device_id', ensure_experience_continuity: true }),
+    ).toMatchObject({
+      detail: 'Evaluation tags must be a subset of tags. Invalid evaluation tags: a',
+    });
+  });
+
   it('created_at is an ISO datetime stored with microseconds in UTC', () => {
     expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14.252Z' }).created_at).toBe('2021-08-25T22:09:14.252000Z');
     expect(validate({ key: 'k', created_at: '2021-08-25T22:09:14+02:00' }).created_at).toBe('2021-08-25T20:09:14.000000Z');

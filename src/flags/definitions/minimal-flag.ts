@@ -5,7 +5,13 @@
  * same fields.
  */
 
-import type { EvaluationRuntime, FeatureFlagRecord, FlagFilters } from '../feature-flag.js';
+import {
+  bucketingIdentifierOf,
+  type EvaluationRuntime,
+  type FeatureFlagRecord,
+  type FlagFilters,
+  type StoredBucketingIdentifier,
+} from '../feature-flag.js';
 import { normalizedFilters } from '../flag-view.js';
 
 export interface MinimalFlag {
@@ -21,8 +27,8 @@ export interface MinimalFlag {
   has_encrypted_payloads: boolean;
   version: number;
   evaluation_runtime: EvaluationRuntime;
-  /** Always null: Hedgerow stores no bucketing identifier yet, and null means "distinct id". */
-  bucketing_identifier: string | null;
+  /** As stored (`distinct_id`, `device_id`, or null or '' meaning distinct id). */
+  bucketing_identifier: StoredBucketingIdentifier;
   evaluation_tags: string[];
 }
 
@@ -43,7 +49,7 @@ export function minimalFlag(flag: FeatureFlagRecord, filters: FlagFilters = stru
     has_encrypted_payloads: flag.has_encrypted_payloads,
     version: flag.version,
     evaluation_runtime: flag.evaluation_runtime,
-    bucketing_identifier: null,
+    bucketing_identifier: bucketingIdentifierOf(flag),
     evaluation_tags: [...flag.evaluation_tags],
   };
 }

@@ -4,7 +4,6 @@
  * when to look at the clock next.
  */
 
-import { hasOwn } from '../../util/plain-object.js';
 import type { EvaluationContext } from './evaluate-types.js';
 import type { FlagSnapshot } from './snapshot-types.js';
 
@@ -41,17 +40,12 @@ const NO_COHORTS = new Uint8Array(0);
 
 export function createState(snapshot: FlagSnapshot, ctx: EvaluationContext): EvaluationState {
   const person = ctx.personProperties;
-  let deviceId = ctx.deviceId ?? '';
-  if (deviceId === '' && hasOwn(person, '$device_id')) {
-    const fromProps = person.$device_id;
-    if (typeof fromProps === 'string') deviceId = fromProps;
-  }
   return {
     ctx,
     person,
     distinctId: ctx.distinctId,
     now: ctx.now,
-    deviceId,
+    deviceId: ctx.deviceId ?? '',
     values: snapshot.initialValues.slice(),
     cohorts: snapshot.cohortCount === 0 ? NO_COHORTS : new Uint8Array(snapshot.cohortCount),
     filtersUntilBudgetCheck: FILTERS_PER_BUDGET_CHECK,

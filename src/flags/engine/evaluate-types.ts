@@ -22,8 +22,9 @@ export interface EvaluationContext {
    */
   anonDistinctId?: string;
   /**
-   * The request's `$device_id` for flags bucketed by device; when absent the engine falls back
-   * to `personProperties.$device_id` (docs/compatibility.md#hashing-and-bucketing).
+   * The request's device id, hashed by flags bucketed by device: the body's `$device_id`, else
+   * the request's `person_properties.$device_id` (docs/compatibility.md#hashing-and-bucketing).
+   * Stored person properties are not read for it.
    */
   deviceId?: string;
   /** Membership of a static cohort (absent: nobody is in any static cohort). */

@@ -148,7 +148,9 @@ export function compileFlag(record: FeatureFlagRecord, slot: number, env: Filter
     record,
     aggregation,
     groupType: aggregation === null ? undefined : env.groupTypeName(aggregation),
-    bucketByDevice: filters.bucketing_identifier === 'device_id',
+    // The flag-level field; `filters.bucketing_identifier` is not read (flags service
+    // `FeatureFlag::get_bucketing_identifier`, docs/compatibility.md#hashing-and-bucketing).
+    bucketByDevice: record.bucketing_identifier === 'device_id',
     continuity: record.ensure_experience_continuity === true,
     conditions,
     variants: parts.variants,
