@@ -7,7 +7,8 @@
 // 1. esbuild bundles the TypeScript sources to CommonJS: the entry point src/binary/sea-main.ts
 //    and the four files worker threads run (our pool, person and HTTP threads, Piscina's wrapper).
 // 2. The files the binary carries (those worker bundles, the native addons of uWS, lmdb and
-//    msgpackr-extract, lmdb's compression dictionary, config/default.json and a package.json) are
+//    msgpackr-extract, lmdb's compression dictionary, posthog-js's browser bundles served under
+//    /static/, config/default.json and a package.json) are
 //    staged with a sha256 manifest. At start-up src/binary/sea-assets.ts writes them to a private
 //    cache directory laid out like an installed package (see src/binary/asset-cache.ts).
 // 3. `node --experimental-sea-config` makes the blob; postject injects it into a copy of this
@@ -180,6 +181,18 @@ for (const w of workers) await bundle(w.entry, path.join(BUNDLES, w.asset), work
 
 // 2. What the binary carries, and its manifest.
 const uwsVersion = require(path.join(NM, '@trufflesuite/uws-js-unofficial/package.json')).version;
+// posthog-js's classic script bundles, picked as src/http/posthog-js-bundles.ts picks what it
+// serves (the same test of how the file begins), its version and its license.
+const POSTHOG_JS = path.join(NM, 'posthog-js');
+const BROWSER_BUNDLE_START = /^\s*(!function\s*\(|\(function\s*\(|\(\(\)\s*=>)/;
+const posthogJsBundles = fs
+  .readdirSync(path.join(POSTHOG_JS, 'dist'), { withFileTypes: true })
+  .filter((e) => e.isFile() && e.name.endsWith('.js'))
+  .map((e) => e.name)
+  .filter((name) => BROWSER_BUNDLE_START.test(fs.readFileSync(path.join(POSTHOG_JS, 'dist', name), 'latin1').slice(0, 64)))
+  .sort();
+if (!posthogJsBundles.includes('array.js')) throw new Error(`no posthog-js browser bundles found in ${POSTHOG_JS}/dist`);
+const posthogJsVersion = require(path.join(POSTHOG_JS, 'package.json')).version;
 const carried = [
   ...workers.map((w) => ({ asset: w.asset, from: path.join(BUNDLES, w.asset), path: w.path, mode: 0o644 })),
   // "commonjs": the worker bundles are CommonJS .js files (the repository's package.json says "module").
@@ -200,6 +213,19 @@ const carried = [
     path: 'node_modules/@trufflesuite/uws-js-unofficial/package.json',
     mode: 0o644,
   },
+  {
+    asset: 'posthog-js-package.json',
+    text: `${JSON.stringify({ name: 'posthog-js', version: posthogJsVersion })}\n`,
+    path: 'node_modules/posthog-js/package.json',
+    mode: 0o644,
+  },
+  { asset: 'posthog-js-LICENSE', from: path.join(POSTHOG_JS, 'LICENSE'), path: 'node_modules/posthog-js/LICENSE', mode: 0o644 },
+  ...posthogJsBundles.map((name) => ({
+    asset: `posthog-js-${name}`,
+    from: path.join(POSTHOG_JS, 'dist', name),
+    path: `node_modules/posthog-js/dist/${name}`,
+    mode: 0o644,
+  })),
 ];
 const files = carried.map((f) => {
   const data = f.text !== undefined ? Buffer.from(f.text) : fs.readFileSync(f.from);

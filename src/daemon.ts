@@ -33,6 +33,8 @@ import { DefinitionsCache } from './flags/definitions/definitions-cache.js';
 import { addFlagsRoutes } from './http/routes/flag-request-routes.js';
 import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.js';
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
+import { addStaticRoutes } from './http/routes/static-routes.js';
+import { PosthogJsBundles } from './http/posthog-js-bundles.js';
 import { GroupReader } from './store/group-store.js';
 import { PersonProcessorThread } from './processing/person-processor-thread.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
@@ -144,6 +146,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addRemoteConfigRoutes(router, { auth, flags });
+  addStaticRoutes(router, { bundles: new PosthogJsBundles() });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
   addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
   addFlagActivityRoutes(router, { auth, flags, activity });

@@ -3,7 +3,9 @@
  * the requested headers are mirrored, and GET, POST and OPTIONS are allowed. Browsers call
  * capture and flags from other origins, and drop events silently without these headers.
  */
-import type { HttpRequest } from './types.js';
+import { catalogueError, HedgerowError } from '../errors.js';
+import { errorResponse } from './respond.js';
+import type { HttpRequest, HttpResponse } from './types.js';
 
 /**
  * What a header value may hold on the wire (Node's `validateHeaderValue`): a request header that
@@ -28,4 +30,35 @@ export function corsHeaders(req: Pick<HttpRequest, 'header' | 'method'>): Record
     headers['access-control-max-age'] = '86400';
   }
   return headers;
+}
+
+/**
+ * A public GET resource that browsers read from other origins (remote config, posthog-js's
+ * bundles): the preflight answered 204, GET and HEAD answered by `respond`, any other method 405,
+ * and the CORS headers on every answer, refusals included. A `vary` of the answer's own is kept
+ * beside CORS's.
+ */
+export function withCors(req: HttpRequest, respond: () => HttpResponse | Promise<HttpResponse>): HttpResponse | Promise<HttpResponse> {
+  const cors = corsHeaders(req);
+  if (req.method === 'OPTIONS') return { status: 204, headers: cors };
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return errorResponse(catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method }), cors);
+  }
+  const withHeaders = (res: HttpResponse): HttpResponse => {
+    const headers = { ...res.headers, ...cors };
+    const own = res.headers?.vary;
+    if (own !== undefined && cors.vary !== undefined) headers.vary = `${cors.vary}, ${own}`;
+    return { ...res, headers };
+  };
+  const refused = (err: unknown): HttpResponse => {
+    if (err instanceof HedgerowError) return errorResponse(err, cors);
+    throw err;
+  };
+  let res: HttpResponse | Promise<HttpResponse>;
+  try {
+    res = respond();
+  } catch (err) {
+    return refused(err);
+  }
+  return res instanceof Promise ? res.then(withHeaders, refused) : withHeaders(res);
 }

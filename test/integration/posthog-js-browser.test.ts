@@ -4,7 +4,8 @@
  * remote config, feature flags (compared with posthog-node's remote answers for the same ids),
  * batched capture (gzip, as the daemon's `supportedCompression` allows), identify, group, and the
  * sendBeacon flush on page unload. Everything comes back through the events, persons and groups
- * APIs. Runs against both HTTP backends. `HEDGEROW_POSTHOG_JS_DIR` runs another version's bundle
+ * APIs. Then PostHog's web snippet, unmodified, loads posthog-js from the daemon's `/static/`
+ * (and an extension from there too), captures and loads flags. Runs against both HTTP backends. `HEDGEROW_POSTHOG_JS_DIR` runs another version's bundle
  * (1.449.2, which this machine's registry cannot install, passes too).
  *
  * Headless Chromium is a bot to posthog-js (`navigator.webdriver`), which then drops every
@@ -68,6 +69,37 @@ posthog.onFeatureFlags(function (flags, variants) { window.flagLoads.push(varian
     } else {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * PostHog's web snippet as posthog.com's JavaScript web docs give it (https://posthog.com/docs/libraries/js,
+ * from PostHog/posthog.com `contents/docs/integrate/snippet.mdx`, with `p.crossOrigin="anonymous"` as
+ * the page now has it): it loads `<api_host>/static/array.js`, replacing `.i.posthog.com` with
+ * `-assets.i.posthog.com` first, which leaves any other host as it is. Not a character changed.
+ */
+const WEB_SNIPPET = `!function(t,e){var o,n,p,r;e.__SV||(window.posthog=e,e._i=[],e.init=function(i,s,a){function g(t,e){var o=e.split(".");2==o.length&&(t=t[o[0]],e=o[1]),t[e]=function(){t.push([e].concat(Array.prototype.slice.call(arguments,0)))}}(p=t.createElement("script")).type="text/javascript",p.crossOrigin="anonymous",p.async=!0,p.src=s.api_host.replace(".i.posthog.com","-assets.i.posthog.com")+"/static/array.js",(r=t.getElementsByTagName("script")[0]).parentNode.insertBefore(p,r);var u=e;for(void 0!==a?u=e[a]=[]:a="posthog",u.people=u.people||[],u.toString=function(t){var e="posthog";return"posthog"!==a&&(e+="."+a),t||(e+=" (stub)"),e},u.people.toString=function(){return u.toString(1)+".people (stub)"},o="init capture register register_once register_for_session unregister unregister_for_session getFeatureFlag getFeatureFlagPayload isFeatureEnabled reloadFeatureFlags updateEarlyAccessFeatureEnrollment getEarlyAccessFeatures on onFeatureFlags onSessionId getSurveys getActiveMatchingSurveys renderSurvey canRenderSurvey getNextSurveyStep identify setPersonProperties group resetGroups setPersonPropertiesForFlags resetPersonPropertiesForFlags setGroupPropertiesForFlags resetGroupPropertiesForFlags reset get_distinct_id getGroups get_session_id get_session_replay_url alias set_config startSessionRecording stopSessionRecording sessionRecordingStarted captureException loadToolbar get_property getSessionProperty createPersonProfile opt_in_capturing opt_out_capturing has_opted_in_capturing has_opted_out_capturing clear_opt_in_out_capturing debug".split(" "),n=0;n<o.length;n++)g(u,o[n]);e._i.push([i,s,a])},e.__SV=1)}(document,window.posthog||[]);`;
+
+/**
+ * A page on its own origin with the snippet in its head, as the docs say to paste it, initialised
+ * against `apiHost` with the docs' options plus `opt_out_useragent_filter` (headless Chromium) and
+ * `capture_exceptions`, whose extension posthog-js then loads from `/static/` too.
+ */
+async function serveSnippetPage(apiHost: string, token: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const options = { api_host: apiHost, person_profiles: 'identified_only', opt_out_useragent_filter: true, capture_exceptions: true };
+  const html = `<!doctype html><html><head><title>snippet</title>
+<script>
+    ${WEB_SNIPPET}
+    posthog.init(${JSON.stringify(token)}, ${JSON.stringify(options)})
+</script>
+</head><body><p>A page with PostHog's snippet.</p></body></html>`;
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -274,6 +306,67 @@ describe.each(BACKENDS)(`posthog-js ${POSTHOG_JS_VERSION} in Chromium, %s`, (bac
       );
     } finally {
       await remote.shutdown();
+      if (!page.isClosed()) await page.close();
+      await site.close();
+    }
+  });
+  it("PostHog's web snippet loads posthog-js from /static/, captures and loads flags", { timeout: 60_000 }, async () => {
+    const admin = apiClient(d, d.personalKey);
+    const flag = `snippet-${uniqueId('f').slice(-8)}`;
+    const created = await admin.post('/api/projects/1/feature_flags/', { key: flag, filters: { groups: [{ rollout_percentage: 100 }] } });
+    expect(created.status, created.text).toBe(201);
+
+    const site = await serveSnippetPage(d.baseUrl, d.projectKey);
+    const page: Page = await browser!.newPage();
+    const fromDaemon: { path: string; status: number; type: string | undefined; encoding: string | undefined }[] = [];
+    const failed: string[] = [];
+    page.on('response', (r) => {
+      if (!r.url().startsWith(d.baseUrl)) return;
+      const headers = r.headers();
+      fromDaemon.push({
+        path: new URL(r.url()).pathname,
+        status: r.status(),
+        type: headers['content-type'],
+        encoding: headers['content-encoding'],
+      });
+    });
+    page.on('requestfailed', (r) => failed.push(`${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+    try {
+      const extension = page.waitForResponse((r) => new URL(r.url()).pathname === '/static/exception-autocapture.js');
+      expect((await page.goto(site.origin))?.status()).toBe(200);
+      await page.waitForFunction(
+        (key) => {
+          const ph = (window as unknown as { posthog?: { __loaded?: boolean; isFeatureEnabled(k: string): boolean | undefined } }).posthog;
+          return ph?.__loaded === true && ph.isFeatureEnabled(key) === true;
+        },
+        flag,
+        { timeout: ARRIVAL_TIMEOUT_MS },
+      );
+      expect((await extension).status()).toBe(200);
+      const distinctId = await page.evaluate(() => (window as unknown as PageWindow).posthog.get_distinct_id());
+      const sent = await page.evaluate(() => (window as unknown as PageWindow).posthog.capture('snippet event', { via: 'snippet' }));
+      expect(sent?.uuid).toMatch(/^[0-9a-f-]{36}$/);
+
+      const events = await eventually(
+        () => eventsOf(d, distinctId),
+        (list) => list.some((e) => e.id === sent?.uuid),
+      );
+      const captured = events.find((e) => e.id === sent?.uuid);
+      expect(captured?.event).toBe('snippet event');
+      expect(captured?.properties).toMatchObject({
+        via: 'snippet',
+        $lib: 'web',
+        $lib_version: POSTHOG_JS_VERSION,
+        $current_url: `${site.origin}/`,
+      });
+      expect(events.map((e) => e.event)).toContain('$pageview');
+
+      // The snippet's script tag is cross-origin with crossOrigin="anonymous": it ran, so CORS held.
+      const array = fromDaemon.find((r) => r.path === '/static/array.js');
+      expect(array).toEqual({ path: '/static/array.js', status: 200, type: 'application/javascript; charset=utf-8', encoding: 'gzip' });
+      expect(fromDaemon.filter((r) => r.status !== 200)).toEqual([]);
+      expect(failed).toEqual([]);
+    } finally {
       if (!page.isClosed()) await page.close();
       await site.close();
     }

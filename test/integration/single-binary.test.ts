@@ -1,10 +1,11 @@
 /**
  * The single executable (`npm run build:binary`, which `npm test` runs first): copied alone into
  * an empty directory it serves with the native uWS backend, captures what posthog-node sends,
- * evaluates a flag on the processed person, answers `admin` while serving, exits 0 on SIGTERM,
- * finds its events after a restart and installs itself as a service. Its cache of carried files
- * is checked too: verified, repaired when damaged, safe when several processes start at once on
- * an empty cache, and a clear error when it cannot be written.
+ * evaluates a flag on the processed person, serves posthog-js's bundles under /static/, answers
+ * `admin` while serving, exits 0 on SIGTERM, finds its events after a restart and installs itself
+ * as a service. Its cache of carried files is checked too: verified, repaired when damaged, safe
+ * when several processes start at once on an empty cache, and a clear error when it cannot be
+ * written.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -123,6 +124,22 @@ describe('the single executable', () => {
       }
       const names = ['binary started', '$identify', '$feature_flag_called'];
       expect((await eventsOf(d, person)).map((e) => e.event)).toEqual(names);
+    });
+
+    it("serves posthog-js's browser bundles under /static/ from its cache", async () => {
+      const dist = path.join(REPO_ROOT, 'node_modules/posthog-js/dist');
+      const carried = manifest.files.filter((f) => f.path.startsWith('node_modules/posthog-js/dist/'));
+      expect(carried.map((f) => path.basename(f.path))).toEqual(expect.arrayContaining(['array.js', 'array.full.js', 'recorder.js']));
+      const array = await fetch(`${d.baseUrl}/static/array.js`, { headers: { origin: 'https://shop.example' } });
+      expect(array.status).toBe(200);
+      expect(array.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+      expect(array.headers.get('content-encoding')).toBe('gzip'); // fetch asks for it, and decodes it
+      expect(array.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+      expect(Buffer.from(await array.arrayBuffer()).equals(readFileSync(path.join(dist, 'array.js')))).toBe(true);
+      const again = await fetch(`${d.baseUrl}/static/array.js`, { headers: { 'if-none-match': array.headers.get('etag')! } });
+      expect(again.status).toBe(304);
+      expect((await fetch(`${d.baseUrl}/static/recorder.js?v=1.260.0`)).status).toBe(200);
+      expect((await fetch(`${d.baseUrl}/static/main.js`)).status).toBe(404);
     });
 
     it('answers admin commands on the same data directory while serving', async () => {

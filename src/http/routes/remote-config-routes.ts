@@ -3,14 +3,13 @@
  * `GET /array/:token/config.js` (a script that registers the same config). posthog-js reads
  * `supportedCompression` and `hasFeatureFlags` from it before it calls `/flags` or sends batches.
  */
-import { catalogueError, HedgerowError } from '../../errors.js';
+import { HedgerowError } from '../../errors.js';
 import { arrayConfigBody, arrayConfigScript, type RemoteConfigProject } from '../../flags/remote-config.js';
 import type { AuthStore } from '../../store/auth-store.js';
 import type { FlagReader } from '../../store/flag-store.js';
-import { corsHeaders } from '../cors.js';
-import { errorResponse, json } from '../respond.js';
+import { withCors } from '../cors.js';
+import { json } from '../respond.js';
 import type { Params, Router } from '../router.js';
-import type { HttpRequest, HttpResponse } from '../types.js';
 
 export interface RemoteConfigDeps {
   auth: AuthStore;
@@ -34,21 +33,6 @@ export function addRemoteConfigRoutes(router: Router, deps: RemoteConfigDeps): v
       body: arrayConfigScript(project(params)),
     })),
   );
-}
-
-function withCors(req: HttpRequest, respond: () => HttpResponse): HttpResponse {
-  const cors = corsHeaders(req);
-  if (req.method === 'OPTIONS') return { status: 204, headers: cors };
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return errorResponse(catalogueError('HR_METHOD_NOT_ALLOWED', { method: req.method }), cors);
-  }
-  try {
-    const res = respond();
-    return { ...res, headers: { ...res.headers, ...cors } };
-  } catch (err) {
-    if (err instanceof HedgerowError) return errorResponse(err, cors);
-    throw err;
-  }
 }
 
 /** Whether a project has an active flag, recomputed only when its flag version moves. */
