@@ -9,10 +9,13 @@ import { invalidScope } from '../auth/scopes.js';
 import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
 import { print, toInt, withStore } from './admin-helpers.js';
 import { addRbacCommands } from './admin-rbac-commands.js';
+import { addImportCommands } from './import-command.js';
 import { fail } from './open-data-dir.js';
 
 export function addAdminCommands(program: Command): void {
-  const admin = program.command('admin').description('manage projects, users, personal API keys, roles and organization resource access');
+  const admin = program
+    .command('admin')
+    .description('manage projects, users, personal API keys, roles and organization resource access; import from PostHog');
 
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
   withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
@@ -124,6 +127,7 @@ export function addAdminCommands(program: Command): void {
   );
 
   addRbacCommands(admin);
+  addImportCommands(admin);
 }
 
 function levelName(level: number): string {

@@ -6,6 +6,7 @@
  * snapshots and served definitions include the mapping and are rebuilt only when it moves.
  */
 import { MAX_GROUP_KEY_CHARS } from '../limits.js';
+import { bumpFlagsVersion } from './flag-store.js';
 import type { StoreDatabases } from './open-store.js';
 import { scanInSlices, type ScanPacing } from './scan-in-slices.js';
 
@@ -54,4 +55,21 @@ export class GroupReader {
     const range = { start: [projectId, typeIndex, ''], end: [projectId, typeIndex + 1, ''] };
     return scanInSlices(this.dbs.groups, range, pacing, (v) => visit(v as GroupRecord));
   }
+}
+
+/**
+ * Registers a group type outside the person processor (the PostHog import keeps PostHog's
+ * indexes). Refuses a name or an index the project already has. The processor allocates indexes
+ * for names it meets in events from its own view of the table: import group types before events
+ * with new group types arrive, or the two may pick one index for different names.
+ */
+export function addGroupType(dbs: StoreDatabases, projectId: number, name: string, index: number): void {
+  dbs.root.transactionSync(() => {
+    const reader = new GroupReader(dbs);
+    const taken = reader.typeMapping(projectId)[String(index)];
+    if (taken !== undefined) throw new Error(`group type index ${index} is taken by "${taken}"`);
+    if (reader.typeIndexes(projectId).has(name)) throw new Error(`group type "${name}" exists`);
+    dbs.groupTypes.putSync([projectId, name], index);
+    bumpFlagsVersion(dbs, projectId);
+  });
 }
