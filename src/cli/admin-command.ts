@@ -12,6 +12,9 @@ import { addRbacCommands } from './admin-rbac-commands.js';
 import { addImportCommands } from './import-command.js';
 import { fail } from './open-data-dir.js';
 
+/** PostHog's team ids are Postgres `integer`s. */
+const MAX_PROJECT_ID = 2 ** 31 - 1;
+
 export function addAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
@@ -30,13 +33,17 @@ export function addAdminCommands(program: Command): void {
         '--api-token <token>',
         'use this project API key instead of a generated one (any key a PostHog project holds, e.g. the one your apps ship with)',
       )
+      .option('--id <id>', "use this project id instead of the next one (e.g. the PostHog project's, so API paths keep working)")
       .option('--json', 'print JSON'),
     (auth, o) => {
       const org = auth.organizations()[0] ?? fail('no organization: start the daemon once first');
+      const id = o.id === undefined ? undefined : toInt(o.id, '--id');
+      if (id !== undefined && (id < 1 || id > MAX_PROJECT_ID)) fail(`--id must be between 1 and ${MAX_PROJECT_ID}`);
       const p = auth.createProject({
         name: String(o.name),
         organizationId: org.id,
         ...(o.apiToken ? { apiToken: String(o.apiToken) } : {}),
+        ...(id === undefined ? {} : { id }),
       });
       print(o, p, (x) => `created project ${x.id} "${x.name}" with API token ${x.api_token}`);
     },

@@ -136,6 +136,18 @@ describe('hedgerow admin while the daemon runs', () => {
     }
   });
 
+  it("projects create --id keeps a PostHog project's id, so API paths keep working", async () => {
+    const r = await admin('projects', 'create', '--name', 'Kept id', '--id', '4242', '--json');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(parseJson<{ id: number }>(r.stdout).id).toBe(4242);
+    const list = await send(d, '/api/projects/4242/feature_flags/', { headers: { authorization: `Bearer ${d.personalKey}` } });
+    expect(list.status).toBe(200);
+    const again = await admin('projects', 'create', '--name', 'Same id', '--id', '4242');
+    expect([again.code, again.stderr]).toEqual([2, 'hedgerow: project 4242 already exists\n']);
+    const bad = await admin('projects', 'create', '--name', 'Zero', '--id', '0');
+    expect([bad.code, bad.stderr]).toEqual([2, 'hedgerow: --id must be between 1 and 2147483647\n']);
+  });
+
   it('keys create --scopes query:read --json returns a key that works on the events API', async () => {
     const r = await admin('keys', 'create', '--user', 'admin@hedgerow.local', '--scopes', 'query:read', '--label', 'reader', '--json');
     expect(r.code).toBe(0);
