@@ -1,9 +1,10 @@
 /**
- * The `hedgerow` command line: `serve`, `admin …`, `events …`, `wait-ready`, `install-service`,
+ * The `hedgerow` command line: `serve`, `admin …`, `events …`, `backup`, `restore`, `wait-ready`, `install-service`,
  * each with `--help` (commander). Shared by `main.ts` (the npm path) and the single executable.
  */
 import { Command } from 'commander';
 import { addAdminCommands } from './admin-command.js';
+import { addBackupCommands } from './backup-commands.js';
 import { addEventsCommands } from './events-command.js';
 import { addServeCommand } from './serve-command.js';
 import { addServiceCommands } from './service-commands.js';
@@ -19,6 +20,7 @@ export async function runCli(argv: readonly string[]): Promise<void> {
   addServeCommand(program);
   addAdminCommands(program);
   addEventsCommands(program);
+  addBackupCommands(program);
   addServiceCommands(program);
 
   await program.parseAsync([...argv]);

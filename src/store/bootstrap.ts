@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { BootstrapConfig } from '../config/schema.js';
 import { ORGANIZATION_LEVEL, type AuthStore } from './auth-store.js';
 
-const CREDENTIALS_FILE = 'bootstrap-credentials.json';
+export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
 
 export interface BootstrapResult {
   projectId: number;
