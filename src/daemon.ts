@@ -43,7 +43,8 @@ import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { EventWriter } from './store/event-log.js';
-import { openStore, type StoreDatabases } from './store/open-store.js';
+import { storeUsage } from './store/store-usage.js';
+import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
 import { ActivityLog } from './store/activity-log.js';
 import { CohortStore } from './store/cohort-store.js';
 import { DashboardStore } from './store/dashboard-store.js';
@@ -286,7 +287,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     utilization: workerPool.utilization,
   }));
   const liveProcessor = await PersonProcessorThread.start(
-    { dataDir: config.dataDir, sync: config.sync },
+    { dataDir: config.dataDir, sync: config.sync, retentionDays: config.retentionDays },
     {
       onBatch: (r) => {
         processorRetrying = false;
@@ -306,6 +307,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
         processorRetrying = true;
         livePool.resume();
       },
+      onPruned: (blocks) => metrics.eventBlocksPruned.inc(blocks),
+      onPruneFailed: (error) => log.warn({ error }, 'removing expired events failed; trying again in a minute'),
       onCrash: (error) => {
         log.error({ error }, 'person processor crashed');
         // Capture never waits for a processor that is gone.
@@ -315,6 +318,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
   );
   metrics.setPersonBacklogProbe(() => Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed));
+  metrics.setStoreProbe(() => storeUsage(dbs, `${config.dataDir}/${STORE_FILE}`));
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
   if (notReniced && !notReniced.nice.ok) {

@@ -7,13 +7,17 @@
  * batches it answers blast radius questions from its in-memory tables
  * (src/blast-radius/blast-radius-index.ts), which every committed batch updates. A batch the
  * store refuses for a reason of the moment (a full or failing disk) is tried again after a wait
- * that doubles up to 10 s, its blocks left unprocessed until then, never passed over.
+ * that doubles up to 10 s, its blocks left unprocessed until then, never passed over. With a
+ * retention period it also removes expired blocks it has applied, a slice at a time between
+ * batches (src/processing/retention-schedule.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlastRadiusIndex } from '../src/blast-radius/blast-radius-index.js';
 import { PersonProcessor, StoreUnavailableError } from '../src/processing/person-processor.js';
 import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from '../src/processing/processor-messages.js';
 import { openStore } from '../src/store/open-store.js';
+import { pruneSlice } from '../src/store/event-retention.js';
+import { PRUNE_SLICE_BLOCKS, RetentionSchedule } from '../src/processing/retention-schedule.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 
 const IDLE_POLL_MS = 250;
@@ -26,6 +30,7 @@ const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const blastRadius = new BlastRadiusIndex(dbs);
 const processor = new PersonProcessor(dbs, (changes) => blastRadius.apply(changes));
 const send = (m: ProcessorMessage) => port.postMessage(m);
+const retention = setup.retentionDays > 0 ? new RetentionSchedule(setup.retentionDays) : undefined;
 
 let stopping = false;
 let wake: (() => void) | undefined;
@@ -66,6 +71,25 @@ function sleep(ms: number): Promise<void> {
 const MAX_RETRY_DELAY_MS = 10_000;
 let retryDelayMs = 0;
 
+/**
+ * One slice of old blocks removed when the schedule says so; true when more are waiting. A slice
+ * the store refuses (a full disk) is tried again at the next look.
+ */
+function prune(schedule: RetentionSchedule): boolean {
+  const now = Date.now();
+  if (!schedule.due(now)) return false;
+  let slice;
+  try {
+    slice = pruneSlice(dbs, schedule.horizonMicros(now), processor.position, PRUNE_SLICE_BLOCKS);
+  } catch (err) {
+    send({ type: 'prune-failed', error: err instanceof Error ? err.message : String(err) });
+    slice = { blocks: 0, more: false, waitingForProcessor: false };
+  }
+  schedule.after(slice, now);
+  if (slice.blocks > 0) send({ type: 'pruned', blocks: slice.blocks });
+  return slice.more;
+}
+
 async function run(): Promise<void> {
   while (!stopping) {
     let report;
@@ -83,7 +107,8 @@ async function run(): Promise<void> {
     }
     if (report) send({ type: 'batch', report });
     const warming = blastRadius.warmUp(WARM_UP_SLICE);
-    if (report || warming) {
+    const pruning = retention !== undefined && prune(retention);
+    if (report || warming || pruning) {
       // Let messages (stop, questions) in between batches and slices.
       await new Promise((r) => setImmediate(r));
       continue;

@@ -5,13 +5,46 @@
  */
 import type { Command } from 'commander';
 import { withGroupIndexes } from '../persons/group-event.js';
+import { PRUNE_SLICE_BLOCKS } from '../processing/retention-schedule.js';
 import { EventReader } from '../store/event-log.js';
+import { processorCursor, pruneSlice } from '../store/event-retention.js';
 import { GroupReader } from '../store/group-store.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
 import { fail, openDataDir } from './open-data-dir.js';
 
 export function addEventsCommands(program: Command): void {
-  const events = program.command('events').description('read the event log');
+  const events = program.command('events').description('read the event log, and remove old events from it');
+  addConfigFlags(
+    events
+      .command('prune')
+      .description(
+        'remove events received before a time from the event log, as HEDGEROW_RETENTION_DAYS does (only those the person processor has applied; persons, groups, flags and usage rollups stay); safe while the daemon runs',
+      )
+      .requiredOption('--before <time>', 'remove events received before this ISO-8601 date-time'),
+    ['dataDir'],
+  ).action((opts: Record<string, unknown>) => {
+    const beforeMs = Date.parse(String(opts.before));
+    if (Number.isNaN(beforeMs)) fail('--before must be an ISO-8601 date-time');
+    const dbs = openDataDir(configFlags(opts));
+    let blocks = 0;
+    let removed = 0;
+    let waiting = false;
+    try {
+      for (;;) {
+        const slice = pruneSlice(dbs, beforeMs * 1000, processorCursor(dbs), PRUNE_SLICE_BLOCKS, { countEvents: true });
+        blocks += slice.blocks;
+        removed += slice.events ?? 0;
+        waiting = slice.waitingForProcessor;
+        if (!slice.more) break;
+      }
+    } catch (err) {
+      fail(`pruning failed after removing ${removed} events: ${(err as Error).message}`);
+    } finally {
+      void dbs.root.close();
+    }
+    const kept = waiting ? '; older events the person processor has not applied yet were kept (run it again once it has)' : '';
+    process.stdout.write(`removed ${removed} events (${blocks} blocks) received before ${new Date(beforeMs).toISOString()}${kept}\n`);
+  });
   addConfigFlags(
     events
       .command('export')

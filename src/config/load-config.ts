@@ -197,6 +197,7 @@ function resolveConfig(c: Config): Config {
     batchWindowMs: c.batchWindowMs,
     maxPropertyValues: c.maxPropertyValues,
     flagsTimeoutMs: c.flagsTimeoutMs,
+    retentionDays: c.retentionDays,
     bootstrap,
   };
 }

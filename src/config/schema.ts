@@ -43,6 +43,8 @@ export interface Config {
   readonly batchWindowMs: number;
   readonly maxPropertyValues: number;
   readonly flagsTimeoutMs: number;
+  /** 0: keep every event. */
+  readonly retentionDays: number;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -225,6 +227,13 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     int(1, 60000),
     'an integer between 1 and 60000',
     'Time budget of one /flags or /decide evaluation; past it the flags done by then are answered with errorsWhileComputingFlags: true.',
+  ),
+  setting(
+    'retentionDays',
+    'integer',
+    int(0, 36500),
+    'an integer between 0 and 36500',
+    'Events received more than this many days ago are removed from the event log once persons have been applied from them; 0 keeps every event. Persons, groups, flags and usage rollups stay.',
   ),
   setting(
     'bootstrap.projectApiKey',

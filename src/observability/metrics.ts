@@ -20,6 +20,14 @@ export interface IngestStats {
   batchSizes: readonly number[];
 }
 
+/** The data file, sampled at scrape time (src/store/store-usage.ts). */
+interface StoreSample {
+  fileBytes: number;
+  usedBytes: number;
+  /** Ingest time of the oldest event in the log (µs since the epoch); undefined when it is empty. */
+  oldestEventMicros: number | undefined;
+}
+
 /** Sampled at scrape time, so the pool is not touched per task. */
 interface PoolSample {
   queueDepth: number;
@@ -57,6 +65,10 @@ export interface Metrics {
   readonly storeWriteFailures: Counter;
   /** 1 while the store takes writes, 0 while it refuses them. */
   readonly storeWritable: Gauge;
+  /** Event-log blocks removed by retention. */
+  readonly eventBlocksPruned: Counter;
+  /** Install the function the store's size gauges read at each scrape. */
+  setStoreProbe(probe: () => StoreSample): void;
   render(): Promise<{ contentType: string; body: string }>;
 }
 
@@ -67,6 +79,15 @@ export function createMetrics(): Metrics {
   let probe: (() => PoolSample) | undefined;
   let backlogProbe: (() => number) | undefined;
   let threadCpuProbe: (() => ThreadSample[]) | undefined;
+  let storeProbe: (() => StoreSample) | undefined;
+  // One sample per scrape for the three store gauges.
+  let storeSample: { at: number; sample: StoreSample } | undefined;
+  const sampleStore = (): StoreSample | undefined => {
+    if (storeProbe === undefined) return undefined;
+    const now = Date.now();
+    if (storeSample === undefined || now - storeSample.at > 1000) storeSample = { at: now, sample: storeProbe() };
+    return storeSample.sample;
+  };
 
   // Labelled increments hash their labels on every call; per request that showed in profiles of
   // the main thread, so requests are tallied by a string key and handed over when scraped.
@@ -187,6 +208,38 @@ export function createMetrics(): Metrics {
     registers,
   });
   storeWritable.set(1);
+  const eventBlocksPruned = new Counter({
+    name: 'hedgerow_event_blocks_pruned_total',
+    help: 'Event-log blocks removed because they were older than HEDGEROW_RETENTION_DAYS',
+    registers,
+  });
+  new Gauge({
+    name: 'hedgerow_store_file_bytes',
+    help: 'Size of the data file (hedgerow.mdb); it grows and never shrinks, and freed pages are reused first',
+    registers,
+    collect() {
+      const s = sampleStore();
+      if (s) this.set(s.fileBytes);
+    },
+  });
+  new Gauge({
+    name: 'hedgerow_store_used_bytes',
+    help: 'Bytes of the data file in pages that hold data (the rest are free pages LMDB reuses before growing the file)',
+    registers,
+    collect() {
+      const s = sampleStore();
+      if (s) this.set(s.usedBytes);
+    },
+  });
+  new Gauge({
+    name: 'hedgerow_oldest_event_age_seconds',
+    help: 'Age of the oldest event in the event log, by the time it was received (0 when the log is empty)',
+    registers,
+    collect() {
+      const s = sampleStore();
+      if (s) this.set(s.oldestEventMicros === undefined ? 0 : Math.max(0, Date.now() / 1000 - s.oldestEventMicros / 1e6));
+    },
+  });
 
   new Counter({
     name: 'hedgerow_thread_cpu_seconds_total',
@@ -208,6 +261,10 @@ export function createMetrics(): Metrics {
     captureHeldForPersons,
     storeWriteFailures,
     storeWritable,
+    eventBlocksPruned,
+    setStoreProbe(p) {
+      storeProbe = p;
+    },
     setPersonBacklogProbe(p) {
       backlogProbe = p;
     },

@@ -17,6 +17,9 @@ export interface ProcessorEvents {
   /** A batch the store refused for now (a full or failing disk); the processor tries it again after `delayMs`. */
   onRetry(error: string, delayMs: number): void;
   onCrash(error: string): void;
+  /** Expired blocks removed from the event log (retention). */
+  onPruned(blocks: number): void;
+  onPruneFailed(error: string): void;
 }
 
 interface Waiter {
@@ -173,6 +176,10 @@ export class PersonProcessorThread {
       resolve?.(m.answer);
     } else if (m.type === 'retrying') {
       this.events.onRetry(m.error, m.delayMs);
+    } else if (m.type === 'pruned') {
+      this.events.onPruned(m.blocks);
+    } else if (m.type === 'prune-failed') {
+      this.events.onPruneFailed(m.error);
     } else if (m.type === 'crashed') {
       this.answerAll({ ok: false, error: 'the person processor crashed' });
       this.events.onCrash(m.error);

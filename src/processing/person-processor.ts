@@ -10,6 +10,7 @@
 import { TransactionFlags } from 'lmdb';
 import type { StoredEvent } from '../ingest/types.js';
 import { decodeBlock } from '../store/event-log.js';
+import { PROCESSOR_CURSOR_KEY } from '../store/event-retention.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import { PendingWrites } from '../store/pending-writes.js';
 import { isTransientStoreError } from '../store/store-errors.js';
@@ -19,8 +20,6 @@ import { usageContribution } from '../dashboards/usage-event.js';
 import { applyEvent, type ApplyOutcome } from './apply-event.js';
 import { compareEventKeys } from './event-keys.js';
 import { HandedOffBlocks, type HandedOffBlock } from './handed-off-blocks.js';
-
-const CURSOR_KEY = 'person_processor_cursor';
 
 /**
  * The batch's transaction commits without flushing under LMDB's write lock, and the flush follows
@@ -86,7 +85,7 @@ export class PersonProcessor {
     private readonly dbs: StoreDatabases,
     private readonly onCommit?: (changes: BatchChanges) => void,
   ) {
-    this.cursor = dbs.meta.get(CURSOR_KEY) as EventKey | undefined;
+    this.cursor = dbs.meta.get(PROCESSOR_CURSOR_KEY) as EventKey | undefined;
   }
 
   get position(): EventKey | undefined {
@@ -162,7 +161,7 @@ export class PersonProcessor {
     const last = applied[applied.length - 1] as EventKey;
     batch.flush();
     rollups.flush();
-    writes.put(this.dbs.meta, CURSOR_KEY, last);
+    writes.put(this.dbs.meta, PROCESSOR_CURSOR_KEY, last);
     try {
       this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
     } catch (err) {
@@ -201,7 +200,7 @@ export class PersonProcessor {
       return this.step();
     }
     const key = applied[0] as EventKey;
-    this.dbs.root.transactionSync(() => this.dbs.meta.putSync(CURSOR_KEY, key), SYNCED_AFTER_UNLOCK);
+    this.dbs.root.transactionSync(() => this.dbs.meta.putSync(PROCESSOR_CURSOR_KEY, key), SYNCED_AFTER_UNLOCK);
     this.cursor = key;
     this.handedOff.dropThrough(key);
     this.oneBlockAtATime = Math.max(0, this.oneBlockAtATime - 1);

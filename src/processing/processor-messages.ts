@@ -9,6 +9,8 @@ export interface ProcessorSetup {
   sync: 'durable' | 'async' | 'none';
   /** The ring event-log blocks are handed over in (handoff-ring.ts). */
   handOffRing: SharedArrayBuffer;
+  /** Applied events older than this many days are removed from the log; 0 keeps them. */
+  retentionDays: number;
 }
 
 export type ProcessorMessage =
@@ -16,6 +18,10 @@ export type ProcessorMessage =
   | { type: 'batch'; report: BatchReport }
   /** A batch's commit failed for a reason of the moment (disk full, I/O error): tried again after `delayMs`. */
   | { type: 'retrying'; error: string; delayMs: number }
+  /** Expired blocks removed from the event log (retention). */
+  | { type: 'pruned'; blocks: number }
+  /** Removing expired blocks failed; tried again at the next look. */
+  | { type: 'prune-failed'; error: string }
   | { type: 'stopped' }
   | { type: 'crashed'; error: string }
   | { type: 'blast-radius'; id: number; answer: BlastRadiusReply };

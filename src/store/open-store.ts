@@ -67,9 +67,12 @@ function jsonValues(): DatabaseOptions {
   return { keyEncoding: 'ordered-binary', encoder: jsonValueEncoder() } as DatabaseOptions;
 }
 
+/** The data file's name in the data directory. */
+export const STORE_FILE = 'hedgerow.mdb';
+
 export function openStore(opts: OpenStoreOptions): StoreDatabases {
   mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-  const file = path.join(opts.dataDir, 'hedgerow.mdb');
+  const file = path.join(opts.dataDir, STORE_FILE);
   const created = checkStoreFile(file) === 'absent';
   const options: RootDatabaseOptionsWithPath & { noReadAhead?: boolean } = {
     path: file,

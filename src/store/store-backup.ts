@@ -11,10 +11,9 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import path from 'node:path';
 import { CREDENTIALS_FILE } from './bootstrap.js';
 import { lockDataDir } from './data-dir-lock.js';
-import type { StoreDatabases } from './open-store.js';
+import { STORE_FILE, type StoreDatabases } from './open-store.js';
 import { checkStoreFile, StoreFileError } from './store-file-check.js';
 
-export const STORE_FILE = 'hedgerow.mdb';
 const MANIFEST_FILE = 'hedgerow-backup.json';
 
 export interface BackupManifest {

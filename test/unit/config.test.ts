@@ -76,6 +76,7 @@ describe('loadConfig', () => {
       HEDGEROW_BATCH_WINDOW_MS: '0.5',
       HEDGEROW_MAX_PROPERTY_VALUES: '10',
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
+      HEDGEROW_RETENTION_DAYS: '30',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -99,6 +100,7 @@ describe('loadConfig', () => {
       batchWindowMs: 0.5,
       maxPropertyValues: 10,
       flagsTimeoutMs: 250,
+      retentionDays: 30,
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -139,6 +141,7 @@ describe('loadConfig', () => {
           batchWindowMs: 1,
           maxPropertyValues: 1000,
           flagsTimeoutMs: 2000,
+          retentionDays: 0,
           prot: 1,
         }),
       }),

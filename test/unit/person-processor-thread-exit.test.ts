@@ -21,8 +21,8 @@ describe('a person processor thread that died', () => {
     const crashes: string[] = [];
     const { PersonProcessorThread } = (await import(BUILT)) as { PersonProcessorThread: typeof ThreadClass };
     const thread = await PersonProcessorThread.start(
-      { dataDir, sync: 'none' },
-      { onBatch: () => {}, onRetry: () => {}, onCrash: (error) => crashes.push(error) },
+      { dataDir, sync: 'none', retentionDays: 0 },
+      { onBatch: () => {}, onRetry: () => {}, onCrash: (error) => crashes.push(error), onPruned: () => {}, onPruneFailed: () => {} },
     );
     const worker = (thread as unknown as { worker: Worker }).worker;
     const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
