@@ -23,8 +23,9 @@ export interface CallingKey {
 /**
  * Why the calling key may not take `action` (on the key `targetId`, `@current` being itself), or
  * undefined when it may. PostHog lets a personal key only retrieve itself
- * (`PersonalApiKeySelfAccessPermission`) and leaves the rest to a logged-in session. Hedgerow has
- * no sessions, so an unscoped key (full access, as the bootstrap key) stands in for one: it may
+ * (`PersonalApiKeySelfAccessPermission`) and leaves the rest to users logged in to its web app.
+ * Hedgerow has no browser login, so an unscoped key (full access, as the bootstrap key) stands in
+ * for a logged-in user: it may
  * manage its user's keys, unless it is limited to some projects. A scoped key, even `*`, may not,
  * as no PostHog scope object covers this endpoint.
  */
