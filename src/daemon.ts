@@ -18,6 +18,8 @@ import { addFeatureFlagsApiRoutes } from './management-api/feature-flags-api.js'
 import { addFlagActivityRoutes } from './management-api/flag-activity-api.js';
 import { flagEditPermission } from './management-api/flag-edit-permission.js';
 import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.js';
+import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api.js';
+import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
@@ -146,6 +148,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
   addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
+  addPersonalApiKeysRoutes(router, { auth });
+  addProjectsApiRoutes(router, { auth });
   addRemoteConfigRoutes(router, { auth, flags });
   addStaticRoutes(router, { bundles: new PosthogJsBundles() });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.

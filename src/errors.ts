@@ -154,6 +154,37 @@ export const ERRORS = Object.freeze({
     'Project API key invalid. You can find your project API key in PostHog project settings.',
   ),
   HR_DASHBOARD_LINK_INVALID: entry(403, 'authentication_error', 'permission_denied', 'This dashboard link is invalid or has expired.'),
+  // TeamMemberStrictManagementPermission: writes to a project (reset_token) need admin level.
+  HR_PROJECT_ADMIN_REQUIRED: entry(
+    403,
+    'authentication_error',
+    'permission_denied',
+    "You don't have sufficient permissions in the project.",
+  ),
+
+  // --- personal API keys (PostHog's PersonalAPIKeySerializer) ---
+  HR_INVALID_SCOPE: entry(400, 'validation_error', 'invalid_input', 'Invalid scope: {scope}', 'scopes'),
+  HR_KEY_SCOPED_TEAMS_NOT_MEMBER: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'You must be a member of all teams that you are scoping the key to.',
+    'scoped_teams',
+  ),
+  HR_KEY_SCOPED_ORGANIZATIONS_NOT_MEMBER: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'You must be a member of all organizations that you are scoping the key to.',
+    'scoped_organizations',
+  ),
+  HR_KEY_SCOPED_ORGANIZATION_INVALID: entry(400, 'validation_error', 'invalid_input', 'Invalid organization UUID', 'scoped_organizations'),
+  HR_TOO_MANY_PERSONAL_KEYS: entry(
+    400,
+    'validation_error',
+    'invalid_input',
+    'You can only have {max_keys} personal API keys. Remove an existing key before creating a new one.',
+  ),
 
   // --- management API request bodies ---
   HR_JSON_PARSE: entry(400, 'invalid_request', 'parse_error', 'JSON parse error - {reason}'),
@@ -170,6 +201,7 @@ export const ERRORS = Object.freeze({
   HR_FIELD_INVALID_CHOICE: entry(400, 'validation_error', 'invalid_choice', '"{input}" is not a valid choice.'),
   HR_FIELD_DOES_NOT_EXIST: entry(400, 'validation_error', 'does_not_exist', 'Invalid pk "{pk_value}" - object does not exist.'),
   HR_FIELD_NOT_A_LIST: entry(400, 'validation_error', 'not_a_list', 'Expected a list of items but got type "{input_type}".'),
+  HR_FIELD_EMPTY_LIST: entry(400, 'validation_error', 'empty', 'This list may not be empty.'),
   HR_FIELD_NOT_A_DICT: entry(400, 'validation_error', 'not_a_dict', 'Expected a dictionary of items but got type "{input_type}".'),
   HR_FIELD_INCORRECT_TYPE: entry(400, 'validation_error', 'incorrect_type', 'Incorrect type. Expected pk value, received {data_type}.'),
   HR_FIELD_NULL_CHARACTERS: entry(400, 'validation_error', 'null_characters_not_allowed', 'Null characters are not allowed.'),

@@ -36,13 +36,19 @@ const SCOPE_OBJECTS: ReadonlySet<string> = new Set([
   'webhook',
 ]);
 
-/** PostHog's message for the first scope it does not know, or undefined when all are valid. */
-export function invalidScope(scopes: readonly string[]): string | undefined {
+/** The first scope PostHog does not know, or undefined when all are valid. */
+export function firstInvalidScope(scopes: readonly string[]): string | undefined {
   for (const scope of scopes) {
     if (scope === '*') continue;
     const [object, action, ...rest] = scope.split(':');
     const valid = rest.length === 0 && SCOPE_OBJECTS.has(object ?? '') && (action === 'read' || action === 'write');
-    if (!valid) return `Invalid scope: ${scope}`;
+    if (!valid) return scope;
   }
   return undefined;
+}
+
+/** PostHog's message for the first scope it does not know, or undefined when all are valid. */
+export function invalidScope(scopes: readonly string[]): string | undefined {
+  const scope = firstInvalidScope(scopes);
+  return scope === undefined ? undefined : `Invalid scope: ${scope}`;
 }

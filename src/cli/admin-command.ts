@@ -5,6 +5,7 @@
  * every request, so changes apply without a restart.
  */
 import type { Command } from 'commander';
+import { cliKeyScopes } from '../auth/personal-key-rules.js';
 import { invalidScope } from '../auth/scopes.js';
 import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
 import { print, toInt, withStore } from './admin-helpers.js';
@@ -48,6 +49,17 @@ export function addAdminCommands(program: Command): void {
       print(o, p, (x) => `created project ${x.id} "${x.name}" with API token ${x.api_token}`);
     },
   );
+  withStore(
+    projects
+      .command('reset-token')
+      .description('give a project a new API token (the old one is refused at once: apps must ship the new one)')
+      .argument('<id>', 'project id')
+      .option('--json', 'print JSON'),
+    (auth, o, _dbs, [id]) => {
+      const p = auth.resetProjectToken(toInt(id, 'the project id')) ?? fail(`project ${String(id)} does not exist`);
+      print(o, p, (x) => `project ${x.id} "${x.name}" has a new API token: ${x.api_token}`);
+    },
+  );
 
   const users = admin.command('users').description('users of the organization');
   withStore(users.command('list').description('list users').option('--json', 'print JSON'), (auth, o) =>
@@ -83,7 +95,7 @@ export function addAdminCommands(program: Command): void {
     print(
       o,
       auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
-      (k) => `${k.id}\tuser ${k.user_id}\t${k.mask_value}\t${k.label}\t${k.scopes.join(',')}`,
+      (k) => `${k.id}\tuser ${k.user_id}\t${k.mask_value}\t${k.label}\t${k.scopes.length > 0 ? k.scopes.join(',') : '(full access)'}`,
     ),
   );
   withStore(
@@ -94,18 +106,17 @@ export function addAdminCommands(program: Command): void {
       .option('--label <label>', 'label', 'cli')
       .option(
         '--scopes <list>',
-        'comma-separated scopes, e.g. feature_flag:read,activity_log:read, or * (default: an unscoped key with full access)',
-        '',
+        "comma-separated scopes, e.g. feature_flag:read,activity_log:read, or '*' (every action that declares a scope)",
       )
+      .option('--full-access', "an unscoped key with full access, as PostHog's legacy keys (instead of --scopes)")
       .option('--projects <ids>', "comma-separated project ids the key is limited to (default: all of the user's)")
       .option('--json', 'print JSON'),
     (auth, o) => {
       const ref = String(o.user);
       const user = (/^\d+$/.test(ref) ? auth.user(Number(ref)) : auth.userByEmail(ref)) ?? fail(`no user ${ref}`);
-      const scopes = String(o.scopes)
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
+      const asked = cliKeyScopes(o.scopes === undefined ? undefined : String(o.scopes), Boolean(o.fullAccess));
+      if ('problem' in asked) fail(asked.problem);
+      const { scopes } = asked;
       const badScope = invalidScope(scopes);
       if (badScope !== undefined) fail(badScope);
       const scopedTeams = o.projects
@@ -129,6 +140,33 @@ export function addAdminCommands(program: Command): void {
         o,
         { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, key: secret },
         (k) => `created personal API key ${k.id} for ${user.email} (shown once): ${k.key}`,
+      );
+    },
+  );
+  withStore(
+    keys
+      .command('revoke')
+      .description('delete a personal API key: it is refused at once')
+      .argument('<id>', 'key id (from keys list)')
+      .option('--json', 'print JSON'),
+    (auth, o, _dbs, [id]) => {
+      if (!auth.deletePersonalApiKey(String(id))) fail(`no personal API key ${String(id)}`);
+      print(o, { id: String(id), revoked: true }, (k) => `revoked personal API key ${k.id}`);
+    },
+  );
+  withStore(
+    keys
+      .command('roll')
+      .description('give a personal API key a new secret (printed once); the old one is refused at once')
+      .argument('<id>', 'key id (from keys list)')
+      .option('--json', 'print JSON'),
+    (auth, o, _dbs, [id]) => {
+      const rolled = auth.rollPersonalApiKey(String(id)) ?? fail(`no personal API key ${String(id)}`);
+      const { key } = rolled;
+      print(
+        o,
+        { id: key.id, user_id: key.user_id, label: key.label, scopes: key.scopes, last_rolled_at: key.last_rolled_at, key: rolled.secret },
+        (k) => `rolled personal API key ${k.id} (shown once): ${k.key}`,
       );
     },
   );

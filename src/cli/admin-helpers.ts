@@ -10,12 +10,18 @@ import { fail, openDataDir } from './open-data-dir.js';
 
 export type Opts = Record<string, unknown>;
 
-/** Adds `--data-dir` to `cmd` and runs `run` with the store open; an error ends the process (exit 2). */
-export function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts, dbs: StoreDatabases) => void): void {
-  addConfigFlags(cmd, ['dataDir']).action(async (opts: Opts) => {
+/**
+ * Adds `--data-dir` to `cmd` and runs `run` with the store open (`args`: the command's positional
+ * arguments); an error ends the process (exit 2).
+ */
+export function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[]) => void): void {
+  addConfigFlags(cmd, ['dataDir']).action(async (...received: unknown[]) => {
+    // Commander passes the positional arguments, then the options, then the command.
+    const opts = received[received.length - 2] as Opts;
+    const args = received.slice(0, -2).map(String);
     const dbs: StoreDatabases = openDataDir(configFlags(opts));
     try {
-      run(new AuthStore(dbs), opts, dbs);
+      run(new AuthStore(dbs), opts, dbs, args);
     } catch (err) {
       fail(err instanceof Error ? err.message : String(err));
     } finally {

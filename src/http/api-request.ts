@@ -23,7 +23,7 @@ import type { HttpRequest } from './types.js';
 
 export type JsonObject = Record<string, unknown>;
 
-interface ApiRequest {
+export interface ApiRequest {
   readonly http: HttpRequest;
   readonly query: URLSearchParams;
   /** The parsed body: `{}` when empty; form fields as strings. */
@@ -39,10 +39,19 @@ export interface OrganizationApiRequest extends ApiRequest {
   readonly organization: Organization;
 }
 
-/** Authenticates, checks the scope, then resolves `:project_id` (or the project a `?token=` names). */
-export function projectRequest(auth: AuthStore, http: HttpRequest, params: Params, scope: RequiredScope): ProjectApiRequest {
+/**
+ * Authenticates, checks the scope, then resolves `:project_id` (or the project a `?token=` names,
+ * unless `pathOnly`: the project endpoints themselves act on the project of their path).
+ */
+export function projectRequest(
+  auth: AuthStore,
+  http: HttpRequest,
+  params: Params,
+  scope: RequiredScope,
+  opts: { pathOnly?: boolean } = {},
+): ProjectApiRequest {
   const base = apiRequest(auth, http, scope);
-  const token = base.query.get('token') ?? base.query.get('api_key') ?? stringField(base.body, 'token');
+  const token = opts.pathOnly ? undefined : (base.query.get('token') ?? base.query.get('api_key') ?? stringField(base.body, 'token'));
   let project: Project;
   if (token) {
     // A project API key in the request selects the project, as PostHog's routing does.
@@ -73,6 +82,16 @@ export function organizationRequest(auth: AuthStore, http: HttpRequest, params: 
   const organization = auth.organization(id);
   if (!organization || organization.id !== user.organization_id) throw new HedgerowError('HR_NOT_FOUND');
   return { ...base, organization };
+}
+
+/**
+ * Authenticates only, for the endpoints of the calling user itself (its personal API keys), which
+ * decide what the key may do there.
+ */
+export function userRequest(auth: AuthStore, http: HttpRequest): ApiRequest {
+  const query = new QueryParams(http.query);
+  const body = readBody(http);
+  return { http, query, body, principal: authenticatePersonalKey(auth, http.header('authorization'), query, body) };
 }
 
 function apiRequest(auth: AuthStore, http: HttpRequest, scope: RequiredScope): ApiRequest {

@@ -63,12 +63,25 @@ export interface PersonalApiKey {
    * scope. Otherwise a list such as `feature_flag:read` (a `:write` scope also grants `:read`).
    */
   scopes: string[];
-  /** When set, the only projects the key may be used on. */
+  /** When set and not empty, the only projects the key may be used on. */
   scoped_teams?: number[];
+  /** When set, the organizations the key was limited to (a user belongs to one: its own). */
+  scoped_organizations?: string[];
   mask_value: string;
   secure_value_hash: string;
   created_at: string;
   last_used_at: string | null;
+  /** When the key's secret was last replaced (`roll`); absent on keys never rolled. */
+  last_rolled_at?: string | null;
+}
+
+/** The changes `updatePersonalApiKey` may make; an absent field is left as it is. */
+export interface PersonalApiKeyChanges {
+  label?: string;
+  scopes?: string[];
+  /** `null` or `[]`: no project limit. */
+  scopedTeams?: number[] | null;
+  scopedOrganizations?: string[] | null;
 }
 
 const K = {
@@ -185,6 +198,11 @@ export class AuthStore {
     return this.list<PersonalApiKey>('pak:').sort((a, b) => a.created_at.localeCompare(b.created_at));
   }
 
+  /** A key record by its id (keys are stored by the hash of their secret: a user has a few). */
+  personalKeyById(id: string): PersonalApiKey | undefined {
+    return this.list<PersonalApiKey>('pak:').find((k) => k.id === id);
+  }
+
   isEmpty(): boolean {
     return this.organizations().length === 0;
   }
@@ -279,7 +297,14 @@ export class AuthStore {
   }
 
   /** Stores a personal API key (hashed) and returns the record and the secret, shown once. */
-  createPersonalApiKey(input: { userId: number; label: string; scopes?: string[]; scopedTeams?: number[]; secret?: string }): {
+  createPersonalApiKey(input: {
+    userId: number;
+    label: string;
+    scopes?: string[];
+    scopedTeams?: number[];
+    scopedOrganizations?: string[];
+    secret?: string;
+  }): {
     key: PersonalApiKey;
     secret: string;
   } {
@@ -296,16 +321,93 @@ export class AuthStore {
         label: input.label,
         scopes: input.scopes ?? [],
         ...(input.scopedTeams && input.scopedTeams.length > 0 ? { scoped_teams: input.scopedTeams } : {}),
+        ...(input.scopedOrganizations && input.scopedOrganizations.length > 0 ? { scoped_organizations: input.scopedOrganizations } : {}),
         mask_value: maskPersonalApiKey(secret),
         secure_value_hash: hash,
         created_at: now(),
         last_used_at: null,
+        last_rolled_at: null,
       };
       this.dbs.auth.putSync(K.pak(hash), record);
       this.bumpVersion();
       return record;
     });
     return { key, secret };
+  }
+
+  /** Changes a key's label, scopes or limits; undefined when there is no such key. */
+  updatePersonalApiKey(id: string, changes: PersonalApiKeyChanges): PersonalApiKey | undefined {
+    return this.dbs.root.transactionSync(() => {
+      const current = this.personalKeyById(id);
+      if (!current) return undefined;
+      const { scoped_teams: _teams, scoped_organizations: _orgs, ...rest } = current;
+      const teams = changes.scopedTeams === undefined ? current.scoped_teams : changes.scopedTeams;
+      const orgs = changes.scopedOrganizations === undefined ? current.scoped_organizations : changes.scopedOrganizations;
+      const updated: PersonalApiKey = {
+        ...rest,
+        ...(changes.label !== undefined ? { label: changes.label } : {}),
+        ...(changes.scopes !== undefined ? { scopes: changes.scopes } : {}),
+        ...(teams && teams.length > 0 ? { scoped_teams: teams } : {}),
+        ...(orgs && orgs.length > 0 ? { scoped_organizations: orgs } : {}),
+      };
+      this.dbs.auth.putSync(K.pak(current.secure_value_hash), updated);
+      this.bumpVersion();
+      return updated;
+    });
+  }
+
+  /** Deletes a key: it is refused from the next request on, in every thread and process. */
+  deletePersonalApiKey(id: string): boolean {
+    return this.dbs.root.transactionSync(() => {
+      const current = this.personalKeyById(id);
+      if (!current) return false;
+      this.dbs.auth.removeSync(K.pak(current.secure_value_hash));
+      this.bumpVersion();
+      return true;
+    });
+  }
+
+  /**
+   * Gives a key a new secret (PostHog's `roll`): the old secret is refused from the next request
+   * on; id, label, scopes and limits stay. Returns the record and the new secret, shown once.
+   */
+  rollPersonalApiKey(id: string): { key: PersonalApiKey; secret: string } | undefined {
+    const secret = generatePersonalApiKey();
+    const hash = hashPersonalApiKey(secret);
+    const key = this.dbs.root.transactionSync(() => {
+      const current = this.personalKeyById(id);
+      if (!current) return undefined;
+      const rolled: PersonalApiKey = {
+        ...current,
+        mask_value: maskPersonalApiKey(secret),
+        secure_value_hash: hash,
+        last_rolled_at: now(),
+      };
+      this.dbs.auth.removeSync(K.pak(current.secure_value_hash));
+      this.dbs.auth.putSync(K.pak(hash), rolled);
+      this.bumpVersion();
+      return rolled;
+    });
+    return key && { key, secret };
+  }
+
+  /**
+   * Gives a project a new API token (PostHog's `reset_token`), generated as new projects' are:
+   * the old token is refused from the next request on. Undefined when there is no such project.
+   */
+  resetProjectToken(id: number): Project | undefined {
+    return this.dbs.root.transactionSync(() => {
+      const current = this.project(id);
+      if (!current) return undefined;
+      let token = generateProjectToken();
+      while (this.dbs.auth.get(K.projectToken(token)) !== undefined) token = generateProjectToken();
+      const updated: Project = { ...current, api_token: token };
+      this.dbs.auth.removeSync(K.projectToken(current.api_token));
+      this.dbs.auth.putSync(K.projectToken(token), id);
+      this.dbs.auth.putSync(K.project(id), updated);
+      this.bumpVersion();
+      return updated;
+    });
   }
 }
 

@@ -81,7 +81,7 @@ export async function createUser(
     opts.email,
     '--json',
     ...dataDir,
-    ...(opts.scopes ? ['--scopes', opts.scopes.join(',')] : []),
+    ...(opts.scopes ? ['--scopes', opts.scopes.join(',')] : ['--full-access']),
     ...(opts.projects ? ['--projects', opts.projects.join(',')] : []),
   ]);
   expect(k.code, k.stderr).toBe(0);

@@ -146,7 +146,7 @@ describe.each(BACKENDS)('capture project keys (%s backend)', (backend) => {
       return JSON.parse(r.stdout) as { id: number; key: string };
     };
     const other = await cli('projects', 'create', '--name', `other ${uniqueId('p')}`);
-    const limited = (await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--projects', '1')).key;
+    const limited = (await cli('keys', 'create', '--user', 'admin@hedgerow.local', '--full-access', '--projects', '1')).key;
     const id = uniqueId('phx-limited');
     const refused = await postJson(d, '/batch/', { api_key: limited, project_id: other.id, batch: [ev(id, 'other project')] });
     expect([refused.status, refused.json]).toEqual([

@@ -187,14 +187,14 @@ describe('hedgerow admin while the daemon runs', () => {
     const users = await admin('users', 'list', '--json');
     expect(parseJson<Array<{ email: string }>>(users.stdout).map((u) => u.email)).toEqual(['admin@hedgerow.local', 'bob@example.com']);
 
-    const k = await admin('keys', 'create', '--user', 'bob@example.com', '--json');
+    const k = await admin('keys', 'create', '--user', 'bob@example.com', '--full-access', '--json');
     expect(k.code).toBe(0);
     const bobKey = parseJson<{ key: string; scopes: string[]; user_id: number }>(k.stdout);
     expect(bobKey).toMatchObject({ user_id: 2, scopes: [] });
     const page = await listEvents(d, { limit: '1' }, { key: bobKey.key, project: '@current' });
     expect(page.results.map((e) => e.id)).toEqual([seedUuid]);
 
-    const nobody = await admin('keys', 'create', '--user', 'nobody@example.com');
+    const nobody = await admin('keys', 'create', '--user', 'nobody@example.com', '--full-access');
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toBe('hedgerow: no user nobody@example.com\n');
 
@@ -208,10 +208,57 @@ describe('hedgerow admin while the daemon runs', () => {
       code: 2,
       stderr: 'hedgerow: Invalid scope: feature_flag:delete\n',
     });
-    const noProject = await admin(...createKey, '--projects', '1,9999');
+    const noProject = await admin(...createKey, '--full-access', '--projects', '1,9999');
     expect(noProject.code).toBe(2);
     expect(noProject.stderr).toMatch(/^hedgerow: You must be a member of all teams that you are scoping the key to\. \(no project 9999 /);
     expect((await admin(...createKey, '--scopes', '*,insight:read', '--projects', '1')).code).toBe(0);
+  });
+
+  it('keys create asks for full access explicitly; keys revoke and roll apply at once; projects reset-token', async () => {
+    const createKey = ['keys', 'create', '--user', 'admin@hedgerow.local'];
+    expect(await admin(...createKey, '--scopes', '')).toMatchObject({
+      code: 2,
+      stderr:
+        "hedgerow: --scopes is empty: list at least one scope (e.g. feature_flag:read, or '*'), or use --full-access for an unscoped key\n",
+    });
+    expect((await admin(...createKey)).stderr).toMatch(/^hedgerow: say what the key may do: --scopes <list> .* or --full-access/);
+    expect((await admin(...createKey, '--scopes', '*', '--full-access')).code).toBe(2);
+
+    const made = parseJson<{ id: string; key: string; scopes: string[] }>((await admin(...createKey, '--full-access', '--json')).stdout);
+    expect(made.scopes).toEqual([]);
+    expect((await listEvents(d, { limit: '1' }, { key: made.key, project: '1' })).results).toHaveLength(1);
+    const listed = (await admin('keys', 'list')).stdout.split('\n').find((l) => l.startsWith(made.id));
+    expect(listed).toMatch(/\t\(full access\)$/);
+
+    const rolled = await admin('keys', 'roll', made.id);
+    expect(rolled.code).toBe(0);
+    const newKey = /^rolled personal API key \S+ \(shown once\): (phx_\S+)\n$/.exec(rolled.stdout)?.[1] ?? '';
+    expect(newKey).toMatch(/^phx_/);
+    const oldRefused = await send(d, '/api/projects/1/events/?limit=1', { headers: { authorization: `Bearer ${made.key}` } });
+    expect(oldRefused.status).toBe(401);
+    expect((await listEvents(d, { limit: '1' }, { key: newKey, project: '1' })).results).toHaveLength(1);
+
+    expect(await admin('keys', 'revoke', made.id)).toMatchObject({ code: 0, stdout: `revoked personal API key ${made.id}\n` });
+    const newRefused = await send(d, '/api/projects/1/events/?limit=1', { headers: { authorization: `Bearer ${newKey}` } });
+    expect(newRefused.status).toBe(401);
+    expect(await admin('keys', 'revoke', made.id)).toMatchObject({ code: 2, stderr: `hedgerow: no personal API key ${made.id}\n` });
+    expect((await admin('keys', 'roll', 'nope')).stderr).toBe('hedgerow: no personal API key nope\n');
+
+    // A project of its own, so that the other tests keep their tokens.
+    const project = parseJson<{ id: number; api_token: string }>(
+      (await admin('projects', 'create', '--name', 'Reset me', '--json')).stdout,
+    );
+    const accepted = await postJson(d, '/batch/', { api_key: project.api_token, batch: [{ event: 'before', distinct_id: 'r' }] });
+    expect(accepted.status).toBe(200);
+    const reset = await admin('projects', 'reset-token', String(project.id));
+    const token = new RegExp(`^project ${project.id} "Reset me" has a new API token: (phc_\\S+)\\n$`).exec(reset.stdout)?.[1] ?? '';
+    expect(token).toMatch(/^phc_[A-Za-z0-9_-]{43}$/);
+    const refused = await postJson(d, '/batch/', { api_key: project.api_token, batch: [{ event: 'after', distinct_id: 'r' }] });
+    expect(refused.status).toBe(401);
+    const flags = await postJson(d, '/flags/?v=2', { token: project.api_token, distinct_id: 'r' });
+    expect(flags.status).toBe(401);
+    expect((await postJson(d, '/batch/', { api_key: token, batch: [{ event: 'after', distinct_id: 'r' }] })).status).toBe(200);
+    expect(await admin('projects', 'reset-token', '999')).toMatchObject({ code: 2, stderr: 'hedgerow: project 999 does not exist\n' });
   });
 
   it('admin on a directory without data says so', async () => {

@@ -80,7 +80,7 @@ describe('roles API (uws backend)', () => {
   beforeAll(async () => {
     member = JSON.parse(await cli('users', 'create', '--email', 'member@example.com', '--first-name', 'Mem', '--json'));
     bob = JSON.parse(await cli('users', 'create', '--email', 'bob@example.com', '--json'));
-    memberKey = (JSON.parse(await cli('keys', 'create', '--user', 'member@example.com', '--json')) as { key: string }).key;
+    memberKey = (JSON.parse(await cli('keys', 'create', '--user', 'member@example.com', '--full-access', '--json')) as { key: string }).key;
     const users = JSON.parse(await cli('users', 'list', '--json')) as BasicUserBody[];
     owner = users.find((u) => u.email === 'admin@hedgerow.local')!;
   });

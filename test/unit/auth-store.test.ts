@@ -72,3 +72,73 @@ describe('AuthStore token cache', () => {
     expect(writer.createProject({ name: 'next', organizationId: org.id }).id).toBe(2);
   });
 });
+
+describe('AuthStore key and token life cycle', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  function seeded() {
+    const s = store();
+    const org = s.writer.createOrganization('org');
+    const project = s.writer.createProject({ name: 'p', organizationId: org.id, apiToken: 'phc_lifecycle_0001' });
+    const user = s.writer.createUser({ email: 'a@example.com', organizationId: org.id, currentProjectId: project.id });
+    return { ...s, org, project, user };
+  }
+
+  it('a deleted key is refused by another store from the next turn, and by its own at once', async () => {
+    const { reader, writer, user } = seeded();
+    const { key, secret } = writer.createPersonalApiKey({ userId: user.id, label: 'x', scopes: ['*'] });
+    expect(reader.personalKey(secret)?.key.id).toBe(key.id);
+    expect(writer.deletePersonalApiKey(key.id)).toBe(true);
+    expect(writer.personalKey(secret)).toBeUndefined();
+    await nextTurn();
+    expect(reader.personalKey(secret)).toBeUndefined();
+    expect(writer.personalKeyById(key.id)).toBeUndefined();
+    expect(writer.deletePersonalApiKey(key.id)).toBe(false);
+  });
+
+  it('a rolled key keeps its id, label and scopes; only the new secret works; last_rolled_at is set', async () => {
+    const { reader, writer, user } = seeded();
+    const { key, secret } = writer.createPersonalApiKey({
+      userId: user.id,
+      label: 'roll me',
+      scopes: ['feature_flag:read'],
+      scopedTeams: [1],
+    });
+    expect(key.last_rolled_at).toBeNull();
+    expect(reader.personalKey(secret)).toBeDefined();
+    const rolled = writer.rollPersonalApiKey(key.id);
+    expect(rolled?.secret).toMatch(/^phx_[A-Za-z0-9_-]{43}$/);
+    expect(rolled?.key).toMatchObject({ id: key.id, label: 'roll me', scopes: ['feature_flag:read'], scoped_teams: [1] });
+    expect(rolled?.key.mask_value).not.toBe(key.mask_value);
+    expect(Date.parse(rolled?.key.last_rolled_at ?? '')).toBeGreaterThan(0);
+    await nextTurn();
+    expect(reader.personalKey(secret)).toBeUndefined();
+    expect(reader.personalKey(rolled!.secret)?.key.id).toBe(key.id);
+    expect(writer.personalKeys()).toHaveLength(1);
+    expect(writer.rollPersonalApiKey('no-such-key')).toBeUndefined();
+  });
+
+  it('updates a key in place; null or [] lifts the project limit', () => {
+    const { writer, user } = seeded();
+    const { key, secret } = writer.createPersonalApiKey({ userId: user.id, label: 'x', scopes: ['*'], scopedTeams: [1] });
+    const updated = writer.updatePersonalApiKey(key.id, { label: 'y', scopes: ['cohort:read'], scopedTeams: null });
+    expect(updated).toMatchObject({ id: key.id, label: 'y', scopes: ['cohort:read'] });
+    expect(updated?.scoped_teams).toBeUndefined();
+    expect(writer.personalKey(secret)?.key.label).toBe('y');
+    expect(writer.updatePersonalApiKey(key.id, { scopedTeams: [1] })?.scoped_teams).toEqual([1]);
+    expect(writer.updatePersonalApiKey(key.id, { scopedTeams: [] })?.scoped_teams).toBeUndefined();
+  });
+
+  it('a reset project token: the old one finds nothing from the next turn, the new one the project', async () => {
+    const { reader, writer, project } = seeded();
+    expect(reader.projectByToken(project.api_token)?.id).toBe(project.id);
+    const reset = writer.resetProjectToken(project.id);
+    expect(reset?.api_token).toMatch(/^phc_[A-Za-z0-9_-]{43}$/);
+    expect(reset).toMatchObject({ id: project.id, uuid: project.uuid, name: 'p' });
+    await nextTurn();
+    expect(reader.projectByToken(project.api_token)).toBeUndefined();
+    expect(reader.projectByToken(reset!.api_token)?.id).toBe(project.id);
+    expect(reader.project(project.id)?.api_token).toBe(reset!.api_token);
+    expect(writer.resetProjectToken(999)).toBeUndefined();
+  });
+});
