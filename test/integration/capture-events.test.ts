@@ -55,6 +55,31 @@ describe.each(BACKENDS)('per-event normalization (%s backend)', (backend) => {
     expect(await eventsOf(d, id)).toEqual([]);
   });
 
+  // capture-rs deserializes `event` as a `String` (PostHog/posthog `rust/common/types/src/event.rs`):
+  // any other value fails the whole body with 400 (`rust/capture/src/api.rs`, RequestParsingError).
+  it('refuses the whole request when one event name is not a string, storing none of it', async () => {
+    const id = uniqueId('bad-name');
+    for (const name of [42, true, { a: 1 }, ['x']]) {
+      const r = await batch([
+        { uuid: randomUUID(), event: 'fine', distinct_id: id },
+        { uuid: randomUUID(), event: name, distinct_id: id },
+      ]);
+      expect(r.status).toBe(400);
+      expect(r.json).toEqual(errorBody('validation_error', 'invalid_payload', 'Invalid payload: event 1 event must be string,null'));
+    }
+    const array = await postJson(d, '/e/', [
+      { token: d.projectKey, event: 'fine', distinct_id: id },
+      { token: d.projectKey, event: 7, distinct_id: id },
+    ]);
+    expect(array.status).toBe(400);
+    // A single object whose event is not a string reads as one without event, as capture-rs reads it.
+    const single = await postJson(d, '/i/v0/e/', { token: d.projectKey, event: 7, distinct_id: id });
+    expect(single.json).toEqual(errorBody('validation_error', 'invalid_payload', 'non-engage request missing event name attribute'));
+    const after = { uuid: randomUUID(), event: 'after', distinct_id: id };
+    expect((await batch([after])).status).toBe(200);
+    expect((await eventsOf(d, id)).map((e) => [e.id, e.event])).toEqual([[after.uuid, 'after']]);
+  });
+
   it('keeps a valid uuid (lower-cased) and generates a UUIDv7 when none or "" is given', async () => {
     const id = uniqueId('uuids');
     const upper = randomUUID().toUpperCase();
