@@ -2,8 +2,8 @@
  * DRF `DateTimeField` input for the writable `created_at` (docs/compatibility.md#flag-fields): ISO
  * 8601 as Django's `parse_datetime` reads it (`YYYY-MM-DD`, then optionally `T`/space,
  * `hh[:mm[:ss[.uuuuuu]]]` and a zone `Z`/`±HH`/`±HHMM`/`±HH:MM`); a value without a zone is UTC
- * (PostHog's TIME_ZONE). Output is how PostHog prints datetimes: `YYYY-MM-DDTHH:MM:SS.ffffffZ` in
- * UTC.
+ * (PostHog's TIME_ZONE). Output is the stored form, `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC, which
+ * `apiDateTime` (iso-micros.ts) prints as DRF does.
  */
 
 import { daysInMonth } from './civil-date.js';

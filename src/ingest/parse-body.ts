@@ -98,8 +98,9 @@ function stringOrUndefined(value: unknown): string | undefined {
 /**
  * Parses a decoded capture body. Shapes, in order: an array of events; a batch object
  * `{api_key|token?, batch: [...], sent_at?, historical_migration?}` (unlike capture-rs the
- * batch-level key may be missing: tokens then come from the events); a single event (has `event`);
- * on `/engage*` paths only, an object without `event`, which becomes `$identify`.
+ * batch-level key may be missing: tokens then come from the events); a single event (its `event`
+ * is a string); on `/engage*` paths only, any other object, which becomes `$identify`. An event of
+ * an array or batch whose `event` is not a string fails the request in normalize-event.
  */
 export function parseCaptureBody(text: string, path: string): ParsedBody {
   const root = parseJson(text);
@@ -118,9 +119,10 @@ export function parseCaptureBody(text: string, path: string): ParsedBody {
       batchToken = stringOrUndefined(root.api_key) ?? stringOrUndefined(root.token);
       sentAt = stringOrUndefined(root.sent_at);
       historicalMigration = root.historical_migration === true;
-    } else if ('event' in root) {
+    } else if (typeof root.event === 'string') {
       events = [root];
     } else if (path.startsWith('/engage')) {
+      // capture-rs's `RawEngageEvent` has no `event` field: any other `event` is replaced.
       root.event = IDENTIFY_EVENT;
       events = [root];
     } else {

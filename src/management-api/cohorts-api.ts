@@ -9,6 +9,7 @@
  * PATCH does not delete it; otherwise it is ignored. `PATCH …/:id/add_persons_to_static_cohort/`
  * adds stored persons by UUID.
  */
+import { apiDateTime } from '../compat/iso-micros.js';
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { memberDistinctIds, readStaticCohortCsv, type StaticCohortCsv } from '../cohorts/static-cohort-csv.js';
 import { HedgerowError, isHedgerowError } from '../errors.js';
@@ -191,7 +192,7 @@ class CohortsApi {
       query: null,
       is_calculating: false,
       created_by: basicUserOrNull((id) => this.deps.auth.user(id), c.created_by),
-      created_at: c.created_at,
+      created_at: apiDateTime(c.created_at),
       last_calculation: null,
       errors_calculating: 0,
       count: c.is_static ? this.deps.cohorts.staticMemberPersonCount(c.project_id, c.id) : null,

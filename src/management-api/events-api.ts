@@ -8,6 +8,8 @@
  * `GET …/events/:id/`: one event by UUID (any form Python's `uuid.UUID` reads, as PostHog).
  * The log is read in the worker pool (src/pool/scan-pool.ts), never on the thread that serves capture.
  */
+import { isoparseMs } from '../compat/dateutil-isoparse.js';
+import { eventApiTimestamp } from '../compat/iso-micros.js';
 import { parseDateMs } from '../compat/parse-date.js';
 import { canonicalUuid } from '../compat/python-parse.js';
 import { relativeDateParse } from '../compat/relative-date.js';
@@ -106,7 +108,7 @@ function renderEvent(e: StoredEvent): Record<string, unknown> {
     event: e.event,
     distinct_id: e.distinct_id,
     properties: e.properties,
-    timestamp: e.timestamp,
+    timestamp: eventApiTimestamp(e.timestamp),
     created_at: e.created_at,
     elements: [],
     elements_chain: '',
@@ -119,7 +121,8 @@ function listQuery(projectId: number, q: URLSearchParams): EventsPageQuery {
   const limit = q.get('limit');
   if (limit !== null) {
     const n = Number(limit);
-    if (!Number.isInteger(n) || n < 1) throw catalogueError('HR_QUERY_NOT_POSITIVE_INTEGER', { name: 'limit' }, 'limit');
+    // `limit=0` is an empty page, as PostHog answers it (docs/compatibility.md#events-list).
+    if (!Number.isInteger(n) || n < 0) throw catalogueError('HR_QUERY_NEGATIVE_INTEGER', { name: 'limit' }, 'limit');
     out.limit = Math.min(n, MAX_LIMIT);
   }
   const offset = q.get('offset');
@@ -181,9 +184,12 @@ function refuseUnsupported(q: URLSearchParams): void {
   }
 }
 
-/** An ISO 8601 date or date-time (UTC when it has no offset), or a relative date such as `-7d`. */
+/**
+ * What PostHog reads (dateutil's `isoparse`, then a relative date such as `-7d`;
+ * `posthog/models/event/query_event_list.py`), and the capture date forms; UTC without an offset.
+ */
 function parseInstant(s: string, attr: string): number {
-  const ms = parseDateMs(s) ?? relativeDateParse(s, Date.now());
+  const ms = isoparseMs(s) ?? parseDateMs(s) ?? relativeDateParse(s, Date.now());
   if (ms === undefined) {
     throw catalogueError('HR_QUERY_NOT_A_DATE', { name: attr }, attr);
   }

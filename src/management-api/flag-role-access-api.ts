@@ -5,6 +5,7 @@
  * role access permission (admins, an organization that lets everyone edit, the flag's creator, or a
  * member of a role that can always edit).
  */
+import { apiDateTime } from '../compat/iso-micros.js';
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { catalogueError, HedgerowError } from '../errors.js';
 import { assertCanEditRoleAccess } from '../flags/can-edit.js';
@@ -127,8 +128,8 @@ class RoleAccessApi {
       role: role
         ? renderRole({ auth: this.deps.auth, rbac: this.deps.rbac, flagKey: (p, id) => this.deps.flags.get(p, id)?.key }, role)
         : null,
-      added_at: row.added_at,
-      updated_at: row.updated_at,
+      added_at: apiDateTime(row.added_at),
+      updated_at: apiDateTime(row.updated_at),
     };
   }
 }

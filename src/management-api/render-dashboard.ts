@@ -4,6 +4,7 @@
  * Hedgerow has no sharing, pinning, tags or access control on dashboards, so those print as
  * PostHog's defaults. `hedgerow_page_url` (Hedgerow's own) is a signed link to the HTML page.
  */
+import { apiDateTime } from '../compat/iso-micros.js';
 import type { DashboardPageModel, TileView } from '../dashboards/dashboard-view.js';
 import { USAGE_EVENTS } from '../dashboards/usage-insights.js';
 import type { InsightDefinition } from '../dashboards/usage-insights.js';
@@ -21,7 +22,7 @@ export function renderDashboardBasic(d: DashboardRecord, userById: (id: number) 
     name: d.name,
     description: d.description,
     pinned: false,
-    created_at: d.created_at,
+    created_at: apiDateTime(d.created_at),
     created_by: basicUserOrNull(userById, d.created_by),
     is_shared: false,
     deleted: d.deleted,

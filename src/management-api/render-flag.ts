@@ -4,6 +4,7 @@
  * `rollout_percentage`, `can_edit` for the caller, `created_by` as a user object, `status`).
  * Hedgerow has no experiments, surveys or early access features, so those lists are empty.
  */
+import { apiDateTime, apiDateTimeOrNull } from '../compat/iso-micros.js';
 import { bucketingIdentifierOf, type FeatureFlagRecord } from '../flags/feature-flag.js';
 import { flagStatus, isSimpleFlag, normalizedFilters, simpleRolloutPercentage } from '../flags/flag-view.js';
 import type { AuthStore, User } from '../store/auth-store.js';
@@ -27,8 +28,8 @@ export function renderFlag(flag: FeatureFlagRecord, ctx: FlagRenderContext): Rec
     deleted: flag.deleted,
     active: flag.active,
     created_by: userObject(flag.created_by),
-    created_at: flag.created_at,
-    updated_at: flag.updated_at,
+    created_at: apiDateTime(flag.created_at),
+    updated_at: apiDateTime(flag.updated_at),
     version: flag.version,
     last_modified_by: userObject(flag.last_modified_by),
     is_simple_flag: isSimpleFlag(flag),
@@ -51,7 +52,7 @@ export function renderFlag(flag: FeatureFlagRecord, ctx: FlagRenderContext): Rec
     status: flagStatus(flag, ctx.now),
     evaluation_runtime: flag.evaluation_runtime,
     bucketing_identifier: bucketingIdentifierOf(flag),
-    last_called_at: flag.last_called_at,
+    last_called_at: apiDateTimeOrNull(flag.last_called_at),
   };
 }
 

@@ -4,6 +4,7 @@
  * `ee/api/organization_resource_access.py`; docs/compatibility.md#role-based-access). `renderRole`
  * is also the `role` of a flag's role access item.
  */
+import { apiDateTime } from '../compat/iso-micros.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { OrganizationResourceAccess, RbacStore, Role, RoleMembership } from '../store/rbac-store.js';
 import { basicUser, basicUserOrNull, type BasicUser } from './serialize-user.js';
@@ -39,8 +40,8 @@ export function renderMembership(ctx: Pick<RbacRenderContext, 'auth'>, m: RoleMe
     id: m.id,
     role_id: m.role_id,
     user: user ? basicUser(user) : null,
-    joined_at: m.joined_at,
-    updated_at: m.updated_at,
+    joined_at: apiDateTime(m.joined_at),
+    updated_at: apiDateTime(m.updated_at),
   };
 }
 
@@ -54,7 +55,7 @@ export function renderRole(ctx: RbacRenderContext, role: Role): RenderedRole {
     id: role.id,
     name: role.name,
     feature_flags_access_level: role.feature_flags_access_level,
-    created_at: role.created_at,
+    created_at: apiDateTime(role.created_at),
     created_by: basicUserOrNull((id) => ctx.auth.user(id), role.created_by),
     members: ctx.rbac.memberships(role.id).map((m) => renderMembership(ctx, m)),
     associated_flags: associated,
@@ -68,8 +69,8 @@ export function renderResourceAccess(row: OrganizationResourceAccess): Record<st
     resource: row.resource,
     access_level: row.access_level,
     organization: row.organization_id,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
+    created_at: apiDateTime(row.created_at),
+    updated_at: apiDateTime(row.updated_at),
     created_by: row.created_by,
   };
 }

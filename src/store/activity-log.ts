@@ -4,6 +4,7 @@
  * as the change it records. Entries are kept per project in write order, with an index per item (a
  * flag's id).
  */
+import { apiDateTime } from '../compat/iso-micros.js';
 import type { StoreDatabases } from './open-store.js';
 import { nextId } from './open-store.js';
 
@@ -94,6 +95,6 @@ export function renderActivity(entry: ActivityEntry): Record<string, unknown> {
     scope: entry.scope,
     item_id: entry.item_id,
     detail: entry.detail,
-    created_at: entry.created_at,
+    created_at: apiDateTime(entry.created_at),
   };
 }

@@ -49,6 +49,12 @@ export interface ListEventsQuery {
    * page carries none (PostHog's events API reads `limit + 1`). Off for lookups of one event.
    */
   lookAhead?: boolean;
+  /**
+   * The match found by looking ahead is passed over: the cursor goes on after it. `listEventsPaced`
+   * sets it for a page of `limit` 0, as PostHog's next page after `limit=0` starts below the one row
+   * it read, so following `next` ends (docs/compatibility.md#events-list).
+   */
+  passOver?: boolean;
 }
 
 /**
@@ -89,9 +95,10 @@ export async function listEventsPaced(
   const events: StoredEvent[] = [];
   let cursor = q.cursor;
   let offset = q.offset ?? 0;
+  const passOver = q.limit === 0;
   for (;;) {
     const sliceEnd = performance.now() + pacing.sliceMs;
-    const query: ListEventsQuery = { ...q, offset, limit: q.limit - events.length };
+    const query: ListEventsQuery = { ...q, offset, limit: q.limit - events.length, passOver };
     if (cursor !== undefined) query.cursor = cursor;
     const slice = listEvents(dbs, query, () => performance.now() >= sliceEnd);
     events.push(...slice.events);
@@ -138,8 +145,11 @@ export function listEvents(dbs: Pick<StoreDatabases, 'events'>, q: ListEventsQue
           toSkip--;
           continue;
         }
-        // The match after a full page: the next page starts with it.
-        if (out.length === q.limit) return { events: out, nextCursor: cursorAt(newest ? i + 1 : i), stop: 'full', skipped: offset };
+        // The match after a full page: the next page starts with it, or after it with `passOver`.
+        if (out.length === q.limit) {
+          const nextAt = (q.passOver === true) === newest ? i : i + 1;
+          return { events: out, nextCursor: cursorAt(nextAt), stop: 'full', skipped: offset };
+        }
         out.push(e);
         if (out.length === q.limit && q.lookAhead !== true) {
           return { events: out, nextCursor: cursorAt(newest ? i : i + 1), stop: 'full', skipped: offset };

@@ -54,7 +54,7 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
       distinct_id: distinctId,
       api_key: d.projectKey,
       uuid,
-      timestamp: '2024-05-06T07:08:09.123Z',
+      timestamp: '2024-05-06T07:08:09.123000+00:00',
       properties: { plan: 'pro', n: 3, nested: { a: [1, 2, { b: null }] }, flag: true },
     });
     expect(r.status).toBe(200);
@@ -68,7 +68,7 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
       event: 'object event',
       distinct_id: distinctId,
       properties: { plan: 'pro', n: 3, nested: { a: [1, 2, { b: null }] }, flag: true, $ip: '127.0.0.1' },
-      timestamp: '2024-05-06T07:08:09.123Z',
+      timestamp: '2024-05-06T07:08:09.123000+00:00',
       created_at: expect.stringMatching(ISO_MS),
       elements: [],
       elements_chain: '',
@@ -85,7 +85,7 @@ describe.each(BACKENDS)('capture body encodings (%s backend)', (backend) => {
     expect([r.status, r.json]).toEqual([200, OK]);
     const stored = await expectStored(distinctId, events);
     expect(stored[0]!.properties).toEqual({ ...events[0]!.properties, $ip: '127.0.0.1' });
-    expect(stored[0]!.timestamp).toBe('2025-03-04T05:06:07.890Z');
+    expect(stored[0]!.timestamp).toBe('2025-03-04T05:06:07.890000+00:00');
   });
 
   it('a {api_key, batch, sent_at} object (posthog-node shape)', async () => {

@@ -309,7 +309,8 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
       // As listed, but with no person: PostHog's retrieve view gives its serializer none.
       expect({ form, status: r.status, body: r.json }).toEqual({ form, status: 200, body: { ...listed, person: null } });
     }
-    expect(listed).toMatchObject({ id: uuid, event: 'retrieved', distinct_id: id, timestamp: '2024-05-01T10:00:00.000Z' });
+    // PostHog prints it as Python's isoformat() of the UTC time: `+00:00`, no fraction on a whole second.
+    expect(listed).toMatchObject({ id: uuid, event: 'retrieved', distinct_id: id, timestamp: '2024-05-01T10:00:00+00:00' });
     expect((listed!.properties as Record<string, unknown>)['plan']).toBe('pro');
 
     const unknown = randomUUID();
@@ -326,10 +327,10 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
 
   it('400 for a bad limit, cursor or date', async () => {
     const h = bearer(d.personalKey);
-    const limit = await api('/api/projects/1/events/?limit=0', h);
+    const limit = await api('/api/projects/1/events/?limit=-1', h);
     expect([limit.status, limit.json]).toEqual([
       400,
-      errorBody('validation_error', 'invalid_input', 'limit must be a positive integer', 'limit'),
+      errorBody('validation_error', 'invalid_input', 'limit must be a non-negative integer', 'limit'),
     ]);
     const cursor = await api('/api/projects/1/events/?cursor=nonsense', h);
     expect([cursor.status, cursor.json]).toEqual([
@@ -357,6 +358,48 @@ describe.each(BACKENDS)('events API (%s backend)', (backend) => {
     expect(await names({ before: '-1h', after: '-7d' })).toEqual(['two hours ago', 'two days ago']);
     expect(await names({ before: '-2dStart' })).toEqual([]);
     expect(await names({ before: '-1M' })).toEqual(['two hours ago', 'two days ago']);
+  });
+
+  // PostHog reads after/before with dateutil's isoparse (posthog/models/event/query_event_list.py).
+  it('reads after and before in the ISO forms dateutil reads: basic, week and ordinal dates', async () => {
+    const id = uniqueId('iso-basic');
+    await capture([
+      { event: 'nov 27', distinct_id: id, timestamp: '2025-11-27T12:00:00.000Z' },
+      { event: 'nov 28 morning', distinct_id: id, timestamp: '2025-11-28T09:00:00.000Z' },
+      { event: 'nov 28 noon', distinct_id: id, timestamp: '2025-11-28T12:00:00.000Z' },
+    ]);
+    const names = async (query: Record<string, string>) => (await listEvents(d, { distinct_id: id, ...query })).results.map((e) => e.event);
+    const all = ['nov 28 noon', 'nov 28 morning', 'nov 27'];
+    expect(await names({ after: '20251128' })).toEqual(all.slice(0, 2));
+    expect(await names({ after: '20251128T101500Z' })).toEqual(all.slice(0, 1));
+    expect(await names({ after: '20251128T1015' })).toEqual(all.slice(0, 1));
+    expect(await names({ before: '2025-W48-5T10' })).toEqual(all.slice(1)); // Friday of week 48
+    expect(await names({ before: '2025332T10' })).toEqual(all.slice(1)); // day 332
+    expect(await names({ after: '2025-11-27T24:00' })).toEqual(all.slice(0, 2));
+    const h = bearer(d.personalKey);
+    const monthOnly = await api('/api/projects/1/events/?after=202511', h); // YYYYMM is not ISO
+    expect(monthOnly.status).toBe(400);
+  });
+
+  // PostHog's list asks for limit + 1 rows and answers rows[0:limit], so limit=0 is an empty page
+  // with a next link while a row matched (posthog/api/event.py).
+  it('answers limit=0 with an empty page, next passing one event at a time, null at the end', async () => {
+    const id = uniqueId('limit-0');
+    await capture([
+      { event: 'first', distinct_id: id },
+      { event: 'second', distinct_id: id },
+    ]);
+    const none = await listEvents(d, { distinct_id: uniqueId('nobody'), limit: '0' });
+    expect(none).toEqual({ next: null, results: [] });
+    let page = await listEvents(d, { distinct_id: id, limit: '0' });
+    let pages = 0;
+    while (page.next !== null) {
+      expect(page.results).toEqual([]);
+      expect(new URL(page.next).searchParams.get('limit')).toBe('0');
+      page = (await api(new URL(page.next).pathname + new URL(page.next).search, bearer(d.personalKey))).json as ApiPage;
+      pages++;
+    }
+    expect([pages, page.results]).toEqual([2, []]);
   });
 
   it('403 for a key without the query:read scope', async () => {

@@ -60,7 +60,7 @@ describe('flag role access and can_edit', () => {
       id: expect.any(Number),
       feature_flag: { id: flag, key: 'member-created', can_edit: true },
       role: { id: role, name: 'Engineering', associated_flags: [{ id: flag, key: 'member-created' }] },
-      added_at: expect.stringMatching(/\.\d{6}Z$/),
+      added_at: expect.stringMatching(/:\d\d(\.\d{6})?Z$/),
       updated_at: expect.any(String),
     });
     const list = await memberApi.get(`/api/projects/@current/feature_flags/${flag}/role_access`);

@@ -130,7 +130,7 @@ describe('persons and groups API', () => {
         type: 'person',
         id: ann.uuid,
         uuid: ann.uuid,
-        created_at: '2024-05-01T10:00:00.000000Z',
+        created_at: '2024-05-01T10:00:00Z',
         last_seen_at: null,
         properties: ann.properties,
         is_identified: true,
@@ -225,7 +225,7 @@ describe('persons and groups API', () => {
         name: 'ann@example.com',
         distinct_ids: ['ann-id', ANON_ANN],
         properties: ann.properties,
-        created_at: '2024-05-01T10:00:00.000000Z',
+        created_at: '2024-05-01T10:00:00Z',
         uuid: ann.uuid,
       };
       for (const ref of ['1', ann.uuid, ann.uuid.toUpperCase(), ann.uuid.replaceAll('-', '')]) {
@@ -290,8 +290,8 @@ describe('persons and groups API', () => {
         next: null,
         previous: null,
         results: [
-          { group_type_index: 0, group_key: 'globex', group_properties: { name: 'Globex' }, created_at: '2024-05-03T00:00:00.000000Z' },
-          { group_type_index: 0, group_key: 'acme', group_properties: acme.group_properties, created_at: '2024-05-01T00:00:00.000000Z' },
+          { group_type_index: 0, group_key: 'globex', group_properties: { name: 'Globex' }, created_at: '2024-05-03T00:00:00Z' },
+          { group_type_index: 0, group_key: 'acme', group_properties: acme.group_properties, created_at: '2024-05-01T00:00:00Z' },
         ],
       });
       const keys = async (query: string) =>
@@ -335,7 +335,7 @@ describe('persons and groups API', () => {
           group_type_index: 0,
           group_key: 'acme',
           group_properties: acme.group_properties,
-          created_at: '2024-05-01T00:00:00.000000Z',
+          created_at: '2024-05-01T00:00:00Z',
           notebook: null,
         },
       ]);

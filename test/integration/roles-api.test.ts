@@ -43,7 +43,8 @@ interface Page<T> {
   results: T[];
 }
 
-const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+// DRF prints six fractional digits, none on a whole second.
+const ISO_MICROS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$/;
 const ADMIN_REQUIRED = errorBody('authentication_error', 'permission_denied', 'You need to have admin level or higher.');
 const NOT_FOUND = errorBody('invalid_request', 'not_found', 'Not found.');
 

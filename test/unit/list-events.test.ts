@@ -90,6 +90,25 @@ describe('listEvents', () => {
     expect(filtered.map((p) => p.stop)).toEqual(['full', 'full', 'full', 'full', 'end']);
   });
 
+  // PostHog's `limit=0` page is empty, with a next link below the one row it read
+  // (`posthog/api/event.py`): following it passes one match a page, and ends.
+  it('with lookAhead and limit 0, an empty page whose cursor passes over one match', async () => {
+    const dbs = await withLog(tenBlocks());
+    for (const order of ['newest', 'oldest'] as const) {
+      const q: ListEventsQuery = { projectId: 1, limit: 0, lookAhead: true, order, passOver: true };
+      const pages = allPages(dbs, q);
+      expect(pages.map((p) => p.events.length).every((n) => n === 0)).toBe(true);
+      expect(pages.length, order).toBe(101);
+      expect(pages.at(-1)?.stop).toBe('end');
+      const first = await listEventsPaced(dbs, { ...q, passOver: undefined }, { sliceMs: 0, pause: async () => {} }, Infinity);
+      expect(first.events).toEqual([]);
+      const after = listEvents(dbs, { projectId: 1, limit: 1, order, cursor: first.nextCursor as string });
+      expect(numbers(after), order).toEqual([order === 'newest' ? 98 : 1]);
+    }
+    const none = listEvents(dbs, { projectId: 1, limit: 0, lookAhead: true, passOver: true, distinctIds: ['nobody'] });
+    expect([none.events, none.nextCursor, none.stop]).toEqual([[], undefined, 'end']);
+  });
+
   it('lists oldest first too, with the same cursors, cuts, look-ahead and offset', async () => {
     const dbs = await withLog(tenBlocks());
     const ascending = Array.from({ length: 100 }, (_, i) => i);

@@ -164,7 +164,6 @@ describe('normalizeEvents', () => {
         body([
           { distinct_id: 'd' },
           { event: '', distinct_id: 'd' },
-          { event: 42, distinct_id: 'd' },
           { event: null, distinct_id: 'd' },
           { event: 'e' },
           { event: 'e', distinct_id: '   ' },
@@ -173,8 +172,21 @@ describe('normalizeEvents', () => {
         ]),
         CTX,
       );
-      expect(result.dropped).toEqual({ no_event_name: 4, no_distinct_id: 3 });
+      expect(result.dropped).toEqual({ no_event_name: 3, no_distinct_id: 3 });
       expect(result.events.map((e) => e.event)).toEqual(['kept']);
+    });
+
+    // capture-rs deserializes `event` as a `String`: any other JSON value fails the whole body
+    // (400 "failed to parse request"), the events before it included.
+    it('refuses the whole request for an event whose event is not a string', () => {
+      for (const name of [42, true, {}, ['a']]) {
+        const parsed = body([
+          { event: 'ok', distinct_id: 'd' },
+          { event: name, distinct_id: 'd' },
+        ]);
+        const err = expectHedgerowError(() => normalizeEvents(parsed, CTX), 'HR_EVENT_FIELD_INVALID');
+        expect([err.status, err.message]).toEqual([400, 'Invalid payload: event 1 event must be string,null']);
+      }
     });
 
     it('cuts event names to 200 characters', () => {
@@ -290,7 +302,8 @@ describe('normalizeEvents', () => {
 
 describe('precompiled raw-event validator', () => {
   it('allows unknown keys and null for the typed ones', () => {
-    expect(validate({ event: 1, foo: [1], uuid: null, properties: null, timestamp: null, offset: null })).toBe(true);
+    expect(validate({ event: null, foo: [1], uuid: null, properties: null, timestamp: null, offset: null })).toBe(true);
+    expect(validate({ event: 1 })).toBe(false);
     expect(validate([])).toBe(false);
     expect(validate({ offset: 'x' })).toBe(false);
   });

@@ -66,9 +66,20 @@ describe('parseCaptureBody', () => {
     expect(p.historicalMigration).toBe(false);
   });
 
-  it('accepts a single event, even one whose event is null (dropped later)', () => {
+  it('accepts a single event whose event is a string, even an empty one (dropped later)', () => {
     expect(parseCaptureBody('{"event":"x","distinct_id":"d"}', '/capture/').events).toEqual([{ event: 'x', distinct_id: 'd' }]);
-    expect(parseCaptureBody('{"event":null}', '/i/v0/e/').events).toEqual([{ event: null }]);
+    expect(parseCaptureBody('{"event":""}', '/i/v0/e/').events).toEqual([{ event: '' }]);
+  });
+
+  // capture-rs: `RawEvent.event` is a `String`, so such an object only matches the untagged
+  // `RawEngageEvent` variant (no `event` field): `$identify` on /engage, else the hydration error.
+  it('reads a single object whose event is not a string as one without event', () => {
+    for (const event of ['null', '5', 'true', '{}', '["a"]']) {
+      const text = `{"event":${event},"distinct_id":"d"}`;
+      const err = expectHedgerowError(() => parseCaptureBody(text, '/i/v0/e/'), 'HR_NO_EVENT_NAME_ATTR');
+      expect(err.status).toBe(400);
+      expect(parseCaptureBody(text, '/engage/').events).toEqual([{ event: '$identify', distinct_id: 'd' }]);
+    }
   });
 
   it('refuses invalid JSON with a short detail', () => {

@@ -47,7 +47,7 @@ describe('renderers', () => {
       group_type_index: 0,
       group_key: 'Acme-Inc',
       group_properties: acme.group_properties,
-      created_at: '2024-05-01T00:00:00.000000Z',
+      created_at: '2024-05-01T00:00:00Z',
       notebook: null,
     });
     expect(renderGroupType({ name: 'company', index: 0 })).toEqual({

@@ -4,7 +4,7 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$id":"hedgerow:raw-event","description":"One capture event as a client sends it (docs/compatibility.md#ingestion). Only the fields Hedgerow reads are typed; anything else is allowed and dropped later. `event` is checked in code, so a bad name drops the event instead of failing the request. null is accepted as absent.","type":"object","properties":{"event":true,"properties":{"type":["object","null"]},"uuid":{"type":["string","null"]},"timestamp":{"type":["string","null"]},"offset":{"type":["number","null"]},"$set":{"type":["object","null"]},"$set_once":{"type":["object","null"]}}};
+const schema11 = {"$id":"hedgerow:raw-event","description":"One capture event as a client sends it (docs/compatibility.md#ingestion). Only the fields Hedgerow reads are typed; anything else is allowed and dropped later. An `event` that is not a string fails the whole request, as capture-rs's `RawEvent.event: String` does; an empty one is dropped later. null is accepted as absent.","type":"object","properties":{"event":{"type":["string","null"]},"properties":{"type":["object","null"]},"uuid":{"type":["string","null"]},"timestamp":{"type":["string","null"]},"offset":{"type":["number","null"]},"$set":{"type":["object","null"]},"$set_once":{"type":["object","null"]}}};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="hedgerow:raw-event" */;
@@ -12,11 +12,11 @@ let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.properties !== undefined){
-let data0 = data.properties;
+if(data.event !== undefined){
+let data0 = data.event;
 const _errs1 = errors;
-if((!(data0 && typeof data0 == "object" && !Array.isArray(data0))) && (data0 !== null)){
-validate10.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: schema11.properties.properties.type},message:"must be object,null"}];
+if((typeof data0 !== "string") && (data0 !== null)){
+validate10.errors = [{instancePath:instancePath+"/event",schemaPath:"#/properties/event/type",keyword:"type",params:{type: schema11.properties.event.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -25,11 +25,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.uuid !== undefined){
-let data1 = data.uuid;
+if(data.properties !== undefined){
+let data1 = data.properties;
 const _errs3 = errors;
-if((typeof data1 !== "string") && (data1 !== null)){
-validate10.errors = [{instancePath:instancePath+"/uuid",schemaPath:"#/properties/uuid/type",keyword:"type",params:{type: schema11.properties.uuid.type},message:"must be string,null"}];
+if((!(data1 && typeof data1 == "object" && !Array.isArray(data1))) && (data1 !== null)){
+validate10.errors = [{instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: schema11.properties.properties.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs3 === errors;
@@ -38,11 +38,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.timestamp !== undefined){
-let data2 = data.timestamp;
+if(data.uuid !== undefined){
+let data2 = data.uuid;
 const _errs5 = errors;
 if((typeof data2 !== "string") && (data2 !== null)){
-validate10.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: schema11.properties.timestamp.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/uuid",schemaPath:"#/properties/uuid/type",keyword:"type",params:{type: schema11.properties.uuid.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -51,11 +51,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.offset !== undefined){
-let data3 = data.offset;
+if(data.timestamp !== undefined){
+let data3 = data.timestamp;
 const _errs7 = errors;
-if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: schema11.properties.offset.type},message:"must be number,null"}];
+if((typeof data3 !== "string") && (data3 !== null)){
+validate10.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: schema11.properties.timestamp.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -64,11 +64,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.$set !== undefined){
-let data4 = data.$set;
+if(data.offset !== undefined){
+let data4 = data.offset;
 const _errs9 = errors;
-if((!(data4 && typeof data4 == "object" && !Array.isArray(data4))) && (data4 !== null)){
-validate10.errors = [{instancePath:instancePath+"/$set",schemaPath:"#/properties/%24set/type",keyword:"type",params:{type: schema11.properties.$set.type},message:"must be object,null"}];
+if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
+validate10.errors = [{instancePath:instancePath+"/offset",schemaPath:"#/properties/offset/type",keyword:"type",params:{type: schema11.properties.offset.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -77,17 +77,31 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.$set_once !== undefined){
-let data5 = data.$set_once;
+if(data.$set !== undefined){
+let data5 = data.$set;
 const _errs11 = errors;
 if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
-validate10.errors = [{instancePath:instancePath+"/$set_once",schemaPath:"#/properties/%24set_once/type",keyword:"type",params:{type: schema11.properties.$set_once.type},message:"must be object,null"}];
+validate10.errors = [{instancePath:instancePath+"/$set",schemaPath:"#/properties/%24set/type",keyword:"type",params:{type: schema11.properties.$set.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.$set_once !== undefined){
+let data6 = data.$set_once;
+const _errs13 = errors;
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate10.errors = [{instancePath:instancePath+"/$set_once",schemaPath:"#/properties/%24set_once/type",keyword:"type",params:{type: schema11.properties.$set_once.type},message:"must be object,null"}];
+return false;
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
