@@ -40,7 +40,7 @@ describe('backup and restore', () => {
     let paused: Promise<void> | undefined;
     const lane = async (n: number): Promise<void> => {
       for (let i = 0; !stop; i++) {
-        if (paused) await paused;
+        if (paused !== undefined) await paused;
         const tag = phase;
         const batch = Array.from({ length: 20 }, (_, j) => ({
           uuid: randomUUID(),
