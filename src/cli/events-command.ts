@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { withGroupIndexes } from '../persons/group-event.js';
+import { isoparseMs } from '../compat/dateutil-isoparse.js';
 import { PRUNE_SLICE_BLOCKS } from '../processing/retention-schedule.js';
 import { EventReader } from '../store/event-log.js';
 import { processorCursor, pruneSlice } from '../store/event-retention.js';
@@ -20,11 +21,12 @@ export function addEventsCommands(program: Command): void {
       .description(
         'remove events received before a time from the event log, as HEDGEROW_RETENTION_DAYS does (only those the person processor has applied; persons, groups, flags and usage rollups stay); safe while the daemon runs',
       )
-      .requiredOption('--before <time>', 'remove events received before this ISO-8601 date-time'),
+      .requiredOption('--before <time>', 'remove events received before this ISO-8601 date-time (UTC unless it names a zone)'),
     ['dataDir'],
   ).action((opts: Record<string, unknown>) => {
-    const beforeMs = Date.parse(String(opts.before));
-    if (Number.isNaN(beforeMs)) fail('--before must be an ISO-8601 date-time');
+    // Read as the events API reads `before`: a time without a zone is UTC, never local time.
+    const beforeMs = isoparseMs(String(opts.before));
+    if (beforeMs === undefined) fail('--before must be an ISO-8601 date-time, e.g. 2026-06-01 or 2026-06-01T00:00:00Z');
     const dbs = openDataDir(configFlags(opts));
     let blocks = 0;
     let removed = 0;

@@ -74,7 +74,13 @@ async function readInput(opts: Opts): Promise<PostHogDefinitions> {
     if (!key) fail(`--from needs a PostHog personal API key: --personal-api-key or ${PERSONAL_API_KEY_ENV}`);
     try {
       const project = opts.posthogProject === undefined ? undefined : toInt(opts.posthogProject, '--posthog-project');
-      text = await fetchPostHogDefinitions(localEvaluationUrl(String(opts.from), project), key);
+      const url = localEvaluationUrl(String(opts.from), project);
+      if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+        process.stderr.write(
+          `hedgerow: warning: ${url.host} is reached over plain http, so the personal API key crosses the network readable\n`,
+        );
+      }
+      text = await fetchPostHogDefinitions(url, key);
     } catch (err) {
       if (err instanceof FetchFailed) fail(err.message);
       throw err;
@@ -86,6 +92,10 @@ async function readInput(opts: Opts): Promise<PostHogDefinitions> {
     if (err instanceof NotPostHogDefinitions) fail(`not a PostHog local evaluation answer, nothing imported: ${err.message}`);
     throw err;
   }
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
 }
 
 function runImport(dbs: StoreDatabases, defs: PostHogDefinitions, opts: Opts): ImportReport {

@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../config/load-config.js';
-import { openStore, type StoreDatabases } from '../store/open-store.js';
+import { openStore, STORE_FILE, type StoreDatabases } from '../store/open-store.js';
 
 export function openDataDir(flags: Record<string, unknown>, opts: { readOnly?: boolean } = {}): StoreDatabases {
   let dataDir: string;
@@ -15,7 +15,7 @@ export function openDataDir(flags: Record<string, unknown>, opts: { readOnly?: b
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const file = path.join(dataDir, 'hedgerow.mdb');
+  const file = path.join(dataDir, STORE_FILE);
   try {
     statSync(file);
   } catch (err) {

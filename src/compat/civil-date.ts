@@ -30,7 +30,7 @@ export function civilFromDays(days: number): { year: number; month: number; day:
   return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
 }
 
-function isLeapYear(year: number): boolean {
+export function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 

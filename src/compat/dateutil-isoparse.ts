@@ -11,7 +11,7 @@
  * the next midnight. No zone means UTC (docs/compatibility.md#events-list). Each component is
  * read with Python's `int`, so `2026 10:15` is January 10th at 15:00, as dateutil reads it.
  */
-import { DAY_MS, daysFromCivil, fieldsToMs } from './civil-date.js';
+import { DAY_MS, daysFromCivil, fieldsToMs, isLeapYear } from './civil-date.js';
 
 /** Thrown inside the parse for what dateutil answers with a ValueError. */
 class Invalid extends Error {}
@@ -36,10 +36,6 @@ interface DatePart {
   month: number;
   day: number;
   pos: number;
-}
-
-function isLeap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
 /** `_parse_isodate_common`: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, `YYYYMMDD`. */
@@ -90,7 +86,7 @@ function uncommonDate(s: string): { days: number; pos: number } {
   }
   if (s.length - pos < 3) throw new Invalid();
   const ordinal = int(s.slice(pos, pos + 3));
-  if (ordinal < 1 || ordinal > (isLeap(year) ? 366 : 365)) throw new Invalid();
+  if (ordinal < 1 || ordinal > (isLeapYear(year) ? 366 : 365)) throw new Invalid();
   return { days: daysFromCivil(year, 1, 1) + ordinal - 1, pos: pos + 3 };
 }
 

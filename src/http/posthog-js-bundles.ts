@@ -89,7 +89,14 @@ export class PosthogJsBundles {
 
   /** The names served: every classic script bundle in `dist/` (listed once). */
   list(): Promise<ReadonlySet<string>> {
-    this.names ??= listBundles(path.join(this.packageDir, 'dist'));
+    if (this.names === undefined) {
+      const listing = listBundles(path.join(this.packageDir, 'dist'));
+      this.names = listing;
+      // A listing that failed is tried again by the next request, as a failed load is.
+      listing.catch(() => {
+        if (this.names === listing) this.names = undefined;
+      });
+    }
     return this.names;
   }
 }

@@ -12,7 +12,7 @@
  * cursor passes them, before the ring may reuse their bytes. Pure, no I/O.
  */
 import type { EventKey } from '../store/open-store.js';
-import { compareEventKeys } from './event-keys.js';
+import { compareEventKeys } from '../store/event-keys.js';
 
 export interface HandedOffBlock {
   key: EventKey;

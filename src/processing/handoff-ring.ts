@@ -15,7 +15,7 @@
  * the block is not handed over and the processor reads it back from the store. Pure, no I/O.
  */
 import type { EventKey } from '../store/open-store.js';
-import { compareEventKeys } from './event-keys.js';
+import { compareEventKeys } from '../store/event-keys.js';
 
 /** A block's place in the ring. */
 export interface RingSlot {

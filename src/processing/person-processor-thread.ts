@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
-import { compareEventKeys } from './event-keys.js';
+import { compareEventKeys } from '../store/event-keys.js';
 import type { BlastRadiusQuery } from '../blast-radius/blast-radius-index.js';
 import { HandOffRing, type RingSlot } from './handoff-ring.js';
 import type { BlastRadiusReply, ProcessorCommand, ProcessorMessage, ProcessorSetup } from './processor-messages.js';

@@ -18,7 +18,7 @@ import { PersonBatch, type BatchChanges } from '../store/person-writer.js';
 import { UsageRollupBatch, usageUser } from '../store/usage-rollups.js';
 import { usageContribution } from '../dashboards/usage-event.js';
 import { applyEvent, type ApplyOutcome } from './apply-event.js';
-import { compareEventKeys } from './event-keys.js';
+import { compareEventKeys } from '../store/event-keys.js';
 import { HandedOffBlocks, type HandedOffBlock } from './handed-off-blocks.js';
 
 /**
@@ -60,6 +60,9 @@ function readBlock(value: Uint8Array): StoredEvent[] | undefined {
     return undefined;
   }
 }
+
+/** Another writer registered a group type the batch was about to register, or its index. */
+class GroupTypesMoved extends Error {}
 
 /** A batch's commit failed for a reason of the moment (disk full, I/O error): retry it later. */
 export class StoreUnavailableError extends Error {
@@ -163,8 +166,13 @@ export class PersonProcessor {
     rollups.flush();
     writes.put(this.dbs.meta, PROCESSOR_CURSOR_KEY, last);
     try {
-      this.dbs.root.transactionSync(() => writes.apply(), SYNCED_AFTER_UNLOCK);
+      this.dbs.root.transactionSync(() => {
+        if (!batch.groupTypesStillFree()) throw new GroupTypesMoved();
+        writes.apply();
+      }, SYNCED_AFTER_UNLOCK);
     } catch (err) {
+      // Computed again from what is stored now (nothing of it was written; the cursor stays).
+      if (err instanceof GroupTypesMoved) return this.step();
       // Nothing of the batch was written and the cursor has not moved: a disk that is full or
       // failing now may not be later, so the caller waits and tries the same blocks again.
       if (isTransientStoreError(err)) throw new StoreUnavailableError(err);

@@ -7,6 +7,7 @@
  * growing (it never shrinks: `hedgerow backup --compact` writes a smaller copy).
  */
 import { TransactionFlags } from 'lmdb';
+import { compareEventKeys } from './event-keys.js';
 import { decodeBlock } from './event-log.js';
 import type { EventKey, StoreDatabases } from './open-store.js';
 
@@ -30,10 +31,6 @@ export interface PruneSlice {
   waitingForProcessor: boolean;
 }
 
-function compareKeys(a: EventKey, b: EventKey): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
-}
-
 /**
  * Removes up to `maxBlocks` blocks received before `beforeMicros` and at or before `through`
  * (undefined: nothing has been applied, so nothing goes), oldest first, in one transaction.
@@ -52,7 +49,7 @@ export function pruneSlice(
   let waitingForProcessor = false;
   const keys: EventKey[] = [];
   for (const key of dbs.events.getKeys({ end: [beforeMicros], limit: maxBlocks + 1 }) as Iterable<EventKey>) {
-    if (compareKeys(key, through) > 0) {
+    if (compareEventKeys(key, through) > 0) {
       waitingForProcessor = true;
       break;
     }

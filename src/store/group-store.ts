@@ -59,9 +59,9 @@ export class GroupReader {
 
 /**
  * Registers a group type outside the person processor (the PostHog import keeps PostHog's
- * indexes). Refuses a name or an index the project already has. The processor allocates indexes
- * for names it meets in events from its own view of the table: import group types before events
- * with new group types arrive, or the two may pick one index for different names.
+ * indexes). Refuses a name or an index the project already has. The processor chooses indexes
+ * for names it meets in events from a read outside its transaction, and checks them again inside
+ * it (`PersonBatch.groupTypesStillFree`), so the two never give one index to two names.
  */
 export function addGroupType(dbs: StoreDatabases, projectId: number, name: string, index: number): void {
   dbs.root.transactionSync(() => {

@@ -30,6 +30,8 @@ export class PersonBatch {
   private readonly nextPersonId = new Map<number, number>();
   /** Group type name → index per project, read once per batch. */
   private readonly groupTypeMaps = new Map<number, Map<string, number>>();
+  /** Group types this batch registers, checked again inside its commit (`groupTypesStillFree`). */
+  private readonly addedGroupTypes: Array<{ projectId: number; name: string; index: number }> = [];
   /** `project:person id` → distinct ids given to that person in this batch (range reads miss them). */
   private readonly addedIds = new Map<string, string[]>();
   /**
@@ -163,8 +165,25 @@ export class PersonBatch {
   /** Registers a group type; flag snapshots and definitions carry the mapping, so the flag version moves. */
   addGroupType(projectId: number, name: string, index: number): void {
     (this.groupTypes(projectId) as Map<string, number>).set(name, index);
+    this.addedGroupTypes.push({ projectId, name, index });
     this.writes.put(this.dbs.groupTypes, [projectId, name], index);
     this.writes.runInTransaction(() => bumpFlagsVersion(this.dbs, projectId));
+  }
+
+  /**
+   * Whether the group types this batch registers are still free: the batch chose their indexes
+   * from a read outside its transaction, and another writer (`hedgerow admin import posthog`) may
+   * have registered a name or an index since. Call inside the batch's write transaction; when it
+   * says no, the batch must be computed again.
+   */
+  groupTypesStillFree(): boolean {
+    for (const { projectId, name, index } of this.addedGroupTypes) {
+      if (this.dbs.groupTypes.get([projectId, name]) !== undefined) return false;
+      for (const { value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
+        if (value === index) return false;
+      }
+    }
+    return true;
   }
 
   /** Read once per batch, like persons (a group's events re-parsed it for each). */

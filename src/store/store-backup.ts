@@ -7,11 +7,22 @@
  * manifest saying what it is. A restored directory is a data directory like any other: the daemon
  * started on it applies the events its persons had not reached.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { CREDENTIALS_FILE } from './bootstrap.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { STORE_FILE, type StoreDatabases } from './open-store.js';
+import { SCHEMA_VERSION, STORE_FILE, type StoreDatabases } from './open-store.js';
 import { checkStoreFile, StoreFileError } from './store-file-check.js';
 
 const MANIFEST_FILE = 'hedgerow-backup.json';
@@ -40,7 +51,7 @@ function requireEmptyDir(dir: string, what: string): void {
  * Copies the open store into `dest` (a new or empty directory). `onProgress` hears the bytes
  * written so far about every `progressMs` while the copy runs.
  */
-export async function writeBackup(opts: {
+interface BackupOptions {
   dbs: StoreDatabases;
   dataDir: string;
   dest: string;
@@ -48,11 +59,26 @@ export async function writeBackup(opts: {
   version: string;
   onProgress?: (bytes: number) => void;
   progressMs?: number;
-}): Promise<BackupManifest> {
-  const { dbs, dataDir, dest } = opts;
+}
+
+export async function writeBackup(opts: BackupOptions): Promise<BackupManifest> {
+  const { dest } = opts;
   requireEmptyDir(dest, 'backup destination');
+  const created = !existsSync(dest);
   mkdirSync(dest, { recursive: true, mode: 0o700 });
   const storeCopy = path.join(dest, STORE_FILE);
+  try {
+    return await copyInto(opts, storeCopy);
+  } catch (err) {
+    // Nothing half-written stays: the destination is as it was, so the same command can run again.
+    if (created) rmSync(dest, { recursive: true, force: true });
+    else for (const name of readdirSync(dest)) rmSync(path.join(dest, name), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function copyInto(opts: BackupOptions, storeCopy: string): Promise<BackupManifest> {
+  const { dbs, dataDir, dest } = opts;
   const schemaVersion = dbs.meta.get('schema_version') as number | undefined;
   const timer = opts.onProgress
     ? setInterval(() => {
@@ -91,6 +117,11 @@ export async function writeBackup(opts: {
  */
 export async function restoreBackup(src: string, dataDir: string): Promise<BackupManifest> {
   const manifest = readManifest(src);
+  if (manifest.schema_version !== undefined && manifest.schema_version > SCHEMA_VERSION) {
+    throw new BackupError(
+      `the backup in ${src} has schema version ${manifest.schema_version}, newer than this Hedgerow (${SCHEMA_VERSION}): restore it with the version that wrote it (${manifest.hedgerow_version}) or a later one`,
+    );
+  }
   const store = path.join(src, STORE_FILE);
   try {
     checkStoreFile(store); // a copy cut short or a stray file is refused before anything is written
@@ -103,14 +134,21 @@ export async function restoreBackup(src: string, dataDir: string): Promise<Backu
   const lock = await lockDataDir(dataDir).catch((err: Error) => {
     throw new BackupError(err.message);
   });
+  const written: string[] = [];
   try {
     requireEmptyDir(dataDir, 'data directory');
     for (const { name } of manifest.files) {
       const partial = path.join(dataDir, `${name}.restoring`);
+      written.push(partial);
       copyFileSync(path.join(src, name), partial);
       chmodSync(partial, 0o600);
       renameSync(partial, path.join(dataDir, name));
+      written.push(path.join(dataDir, name));
     }
+  } catch (err) {
+    // A restore that stopped half-way leaves the directory empty again, ready for another try.
+    for (const file of written) rmSync(file, { force: true });
+    throw err;
   } finally {
     await lock.release();
   }

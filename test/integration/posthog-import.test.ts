@@ -297,11 +297,16 @@ describe('hedgerow admin import posthog', () => {
   it('--from fetches the answer from a PostHog instance with the personal API key, and says what a refusal was', async () => {
     const project = await createProject(d, 'Fetched');
     const key = `phx_${randomUUID()}`;
-    const before = server.auth.length;
-    const run = await importInto(project.id, '--from', server.url, '--personal-api-key', key, '--posthog-project', '2', '--json');
-    expect([run.code, run.stderr]).toEqual([0, '']);
-    expect((JSON.parse(run.stdout) as { flags: unknown[] }).flags).toHaveLength(15);
-    expect(server.auth.slice(before)).toEqual([`Bearer ${key}`]);
+    // A server of its own: the local evaluator polls the shared one now and then.
+    const posthog = await serveAnswer(ANSWER);
+    try {
+      const run = await importInto(project.id, '--from', posthog.url, '--personal-api-key', key, '--posthog-project', '2', '--json');
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect((JSON.parse(run.stdout) as { flags: unknown[] }).flags).toHaveLength(15);
+      expect(posthog.auth).toEqual([`Bearer ${key}`]);
+    } finally {
+      await posthog.close();
+    }
 
     const refusing = await serveAnswer(
       '{"type":"authentication_error","code":"authentication_failed","detail":"Personal API key is invalid."}',

@@ -1,5 +1,5 @@
 /** Event-log keys `[ingest µs, writer id, counter]` (event-log.ts), compared. Pure. */
-import type { EventKey } from '../store/open-store.js';
+import type { EventKey } from './open-store.js';
 
 /** Orders event-log keys (ingest µs, writer id, counter). */
 export function compareEventKeys(a: EventKey, b: EventKey): number {
