@@ -43,7 +43,7 @@ export interface Config {
   readonly batchWindowMs: number;
   readonly maxPropertyValues: number;
   readonly flagsTimeoutMs: number;
-  /** 0: keep every event. */
+  /** 0: keep every event; fractions allowed. */
   readonly retentionDays: number;
   readonly bootstrap: BootstrapConfig;
 }
@@ -230,10 +230,10 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   ),
   setting(
     'retentionDays',
-    'integer',
-    int(0, 36500),
-    'an integer between 0 and 36500',
-    'Events received more than this many days ago are removed from the event log once persons have been applied from them; 0 keeps every event. Persons, groups, flags and usage rollups stay.',
+    'number',
+    { type: 'number', minimum: 0, maximum: 36500 },
+    'a number of days between 0 and 36500 (0.25 is six hours)',
+    'Events received more than this many days ago (fractions allowed) are removed from the event log once persons have been applied from them; 0 keeps every event. Persons, groups, flags and usage rollups stay.',
   ),
   setting(
     'bootstrap.projectApiKey',
