@@ -11,7 +11,7 @@ import { STORE_FILE } from '../store/open-store.js';
 import { BackupError, type BackupManifest, restoreBackup, writeBackup } from '../store/store-backup.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
 import { fail, openDataDir } from './open-data-dir.js';
-import { packageVersion } from './package-info.js';
+import { packageVersion } from '../config/package-version.js';
 
 const MIB = 1024 * 1024;
 

@@ -8,7 +8,7 @@ import { addBackupCommands } from './backup-commands.js';
 import { addEventsCommands } from './events-command.js';
 import { addServeCommand } from './serve-command.js';
 import { addServiceCommands } from './service-commands.js';
-import { packageVersion } from './package-info.js';
+import { packageVersion } from '../config/package-version.js';
 
 export async function runCli(argv: readonly string[]): Promise<void> {
   const program = new Command()

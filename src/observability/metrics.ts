@@ -1,10 +1,11 @@
 /**
  * Prometheus metrics on a private registry (never prom-client's global one), all named
- * `hedgerow_*`, with Node's default process metrics. Workers do not touch prom-client: they
+ * `hedgerow_*`, with Node's default process metrics under their standard names. Workers do not touch prom-client: they
  * return plain IngestStats with their results and the main thread records them here.
  */
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
+import { packageVersion } from '../config/package-version.js';
 import type { ThreadSample } from './thread-cpu.js';
 
 const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
@@ -75,7 +76,14 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   const registers = [registry];
-  collectDefaultMetrics({ register: registry, prefix: 'hedgerow_' });
+  // Under their standard names (process_*, nodejs_*), so stock Node.js dashboards work.
+  collectDefaultMetrics({ register: registry });
+  new Gauge({
+    name: 'hedgerow_build_info',
+    help: 'Always 1; the labels say which Hedgerow and which Node.js run',
+    labelNames: ['version', 'node_version'] as const,
+    registers,
+  }).set({ version: packageVersion(), node_version: process.versions.node }, 1);
   let probe: (() => PoolSample) | undefined;
   let backlogProbe: (() => number) | undefined;
   let threadCpuProbe: (() => ThreadSample[]) | undefined;

@@ -75,7 +75,7 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
     expect(text).toMatch(/^# TYPE hedgerow_batch_size_events histogram$/m);
     expect(text).toMatch(/^# TYPE hedgerow_commit_latency_seconds histogram$/m);
     expect(text).toMatch(/^# TYPE hedgerow_pool_queue_depth gauge$/m);
-    expect(text).toMatch(/^hedgerow_process_resident_memory_bytes \d+/m);
+    expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
   });
 
   it("names each of the daemon's threads by role and OS thread id, with its CPU time", async () => {

@@ -15,12 +15,14 @@ describe('createMetrics', () => {
       'hedgerow_request_body_bytes',
       'hedgerow_pool_queue_depth',
       'hedgerow_pool_utilization_ratio',
-      'hedgerow_process_cpu_user_seconds_total',
-      'hedgerow_nodejs_eventloop_lag_seconds',
+      'hedgerow_build_info',
+      'process_cpu_user_seconds_total',
+      'nodejs_eventloop_lag_seconds',
     ]) {
       expect(body).toContain(`# TYPE ${name} `);
     }
     expect(body).toContain('hedgerow_events_dropped_total{reason="performance_event"} 0');
+    expect(body).toMatch(/^hedgerow_build_info\{version="\d+\.\d+\.\d+",node_version="\d+\.\d+\.\d+"\} 1$/m);
   });
 
   it('records what workers report', async () => {
