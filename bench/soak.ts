@@ -39,6 +39,8 @@ interface Sample {
   anonMiB: number;
   fileMiB: number;
   dataFileMiB: number;
+  /** V8 heap in use on the main thread (the other threads' heaps are in the anonymous memory only). */
+  mainHeapMiB: number;
   eventsBehind: number;
   oldestEventAgeS: number;
   acked: number;
@@ -239,6 +241,7 @@ async function main(): Promise<void> {
       anonMiB: m.anonMiB,
       fileMiB: m.fileMiB,
       dataFileMiB: statSync(file).size / 2 ** 20,
+      mainHeapMiB: Math.round((metric(metrics, 'nodejs_heap_size_used_bytes') / 2 ** 20) * 10) / 10,
       eventsBehind: metric(metrics, 'hedgerow_person_processor_events_behind'),
       oldestEventAgeS: metric(metrics, 'hedgerow_oldest_event_age_seconds'),
       acked,
@@ -246,7 +249,7 @@ async function main(): Promise<void> {
     });
     const s = samples[samples.length - 1] as Sample;
     console.log(
-      `${s.minute.toFixed(1).padStart(5)} min  rss ${s.rssMiB} MiB (anon ${s.anonMiB}, file ${s.fileMiB})  data ${s.dataFileMiB.toFixed(1)} MiB  behind ${s.eventsBehind}  oldest ${s.oldestEventAgeS.toFixed(0)} s  acked ${s.acked}  errors ${s.errors}`,
+      `${s.minute.toFixed(1).padStart(5)} min  rss ${s.rssMiB} MiB (anon ${s.anonMiB}, file ${s.fileMiB}, main heap ${s.mainHeapMiB})  data ${s.dataFileMiB.toFixed(1)} MiB  behind ${s.eventsBehind}  oldest ${s.oldestEventAgeS.toFixed(0)} s  acked ${s.acked}  errors ${s.errors}`,
     );
   };
   while (Date.now() - started < o.minutes * 60_000) {
