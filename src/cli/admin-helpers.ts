@@ -5,21 +5,21 @@
 import type { Command } from 'commander';
 import { AuthStore } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
+import { addCommandConfigFlags } from './config-flags.js';
+import { cliConfig, fail, openDataDir } from './open-data-dir.js';
 
 export type Opts = Record<string, unknown>;
 
 /**
- * Adds `--data-dir` to `cmd` and runs `run` with the store open (`args`: the command's positional
+ * Adds `--data-dir` and `--env-file` to `cmd` and runs `run` with the store open (`args`: the command's positional
  * arguments); an error ends the process (exit 2).
  */
 export function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[]) => void): void {
-  addConfigFlags(cmd, ['dataDir']).action(async (...received: unknown[]) => {
+  addCommandConfigFlags(cmd, ['dataDir']).action(async (...received: unknown[]) => {
     // Commander passes the positional arguments, then the options, then the command.
     const opts = received[received.length - 2] as Opts;
     const args = received.slice(0, -2).map(String);
-    const dbs: StoreDatabases = openDataDir(configFlags(opts));
+    const dbs: StoreDatabases = openDataDir(cliConfig(opts));
     try {
       run(new AuthStore(dbs), opts, dbs, args);
     } catch (err) {
