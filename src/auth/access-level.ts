@@ -32,3 +32,28 @@ export function isAccessLevel(v: unknown): v is AccessLevel {
 export function isResource(v: unknown): v is Resource {
   return typeof v === 'string' && (RESOURCES as readonly string[]).includes(v);
 }
+
+/** The command line's names of the levels: PostHog's newer access control calls them viewer and editor. */
+const ACCESS_LEVEL_NAMES: Readonly<Record<string, AccessLevel>> = Object.freeze({
+  view: ACCESS_LEVEL.CAN_ONLY_VIEW,
+  viewer: ACCESS_LEVEL.CAN_ONLY_VIEW,
+  edit: ACCESS_LEVEL.CAN_ALWAYS_EDIT,
+  editor: ACCESS_LEVEL.CAN_ALWAYS_EDIT,
+});
+
+/** A level given as 21 or 37, or by name (view, viewer, edit, editor; any case); undefined otherwise. */
+export function parseAccessLevel(text: string): AccessLevel | undefined {
+  const t = text.trim().toLowerCase();
+  if (/^\d+$/.test(t)) {
+    const n = Number(t);
+    return isAccessLevel(n) ? n : undefined;
+  }
+  return Object.hasOwn(ACCESS_LEVEL_NAMES, t) ? ACCESS_LEVEL_NAMES[t] : undefined;
+}
+
+/** `view` or `edit` (other numbers as they are). */
+export function accessLevelName(level: number): string {
+  if (level === ACCESS_LEVEL.CAN_ONLY_VIEW) return 'view';
+  if (level === ACCESS_LEVEL.CAN_ALWAYS_EDIT) return 'edit';
+  return String(level);
+}

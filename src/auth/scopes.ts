@@ -4,6 +4,8 @@
  * every PostHog release since scopes were introduced accepts; Hedgerow checks the ones its
  * endpoints serve) and an action of read or write.
  */
+import { nearestNames } from '../util/nearest-names.js';
+
 const SCOPE_OBJECTS: ReadonlySet<string> = new Set([
   'action',
   'activity_log',
@@ -47,8 +49,23 @@ export function firstInvalidScope(scopes: readonly string[]): string | undefined
   return undefined;
 }
 
-/** PostHog's message for the first scope it does not know, or undefined when all are valid. */
+/**
+ * The command line's message for the first scope PostHog does not know (PostHog's
+ * `Invalid scope: …`, then the nearest valid scopes), or undefined when all are valid. The API
+ * answers PostHog's message alone (errors.ts).
+ */
 export function invalidScope(scopes: readonly string[]): string | undefined {
   const scope = firstInvalidScope(scopes);
-  return scope === undefined ? undefined : `Invalid scope: ${scope}`;
+  if (scope === undefined) return undefined;
+  const near = scopeSuggestions(scope);
+  return `Invalid scope: ${scope}${near.length > 0 ? `. Did you mean ${near.join(' or ')}?` : ''}`;
+}
+
+/** Up to 3 valid scopes near a mistyped one (within 2 edits), else both actions of a known object. */
+export function scopeSuggestions(scope: string): string[] {
+  const valid = [...SCOPE_OBJECTS].flatMap((o) => [`${o}:read`, `${o}:write`]);
+  const near = nearestNames(scope.trim().toLowerCase(), valid);
+  if (near.length > 0) return near.slice(0, 3);
+  const object = scope.split(':')[0]?.trim().toLowerCase() ?? '';
+  return SCOPE_OBJECTS.has(object) ? [`${object}:read`, `${object}:write`] : [];
 }

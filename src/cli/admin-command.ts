@@ -8,7 +8,9 @@ import type { Command } from 'commander';
 import { cliKeyScopes } from '../auth/personal-key-rules.js';
 import { invalidScope } from '../auth/scopes.js';
 import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
-import { print, toInt, withStore } from './admin-helpers.js';
+import { isEmailAddress } from '../util/email-address.js';
+import { addFlagCommands } from './admin-flag-commands.js';
+import { print, printTable, toInt, withStore } from './admin-helpers.js';
 import { addRbacCommands } from './admin-rbac-commands.js';
 import { addImportCommands } from './import-command.js';
 import { fail } from './open-data-dir.js';
@@ -23,7 +25,11 @@ export function addAdminCommands(program: Command): void {
 
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
   withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
-    print(o, auth.projects(), (p) => `${p.id}\t${p.api_token}\t${p.name}`),
+    printTable(o, auth.projects(), [
+      ['id', (p) => p.id],
+      ['api token', (p) => p.api_token],
+      ['name', (p) => p.name],
+    ]),
   );
   withStore(
     projects
@@ -63,7 +69,12 @@ export function addAdminCommands(program: Command): void {
 
   const users = admin.command('users').description('users of the organization');
   withStore(users.command('list').description('list users').option('--json', 'print JSON'), (auth, o) =>
-    print(o, auth.users(), (u) => `${u.id}\t${u.email}\tproject ${u.current_project_id}\t${levelName(u.organization_level)}`),
+    printTable(o, auth.users(), [
+      ['id', (u) => u.id],
+      ['email', (u) => u.email],
+      ['current project', (u) => u.current_project_id],
+      ['organization level', (u) => levelName(u.organization_level)],
+    ]),
   );
   withStore(
     users
@@ -77,9 +88,11 @@ export function addAdminCommands(program: Command): void {
       .option('--distinct-id <id>', "the user's own distinct id (default: a random UUID)")
       .option('--json', 'print JSON'),
     (auth, o) => {
+      const email = String(o.email).trim();
+      if (!isEmailAddress(email)) fail(`--email: "${String(o.email)}" is not an email address (name@example.com)`);
       const project = auth.project(toInt(o.project, '--project')) ?? fail(`project ${String(o.project)} does not exist`);
       const u = auth.createUser({
-        email: String(o.email),
+        email,
         firstName: String(o.firstName ?? ''),
         organizationId: project.organization_id,
         currentProjectId: project.id,
@@ -92,10 +105,16 @@ export function addAdminCommands(program: Command): void {
 
   const keys = admin.command('keys').description('personal API keys (phx_), stored hashed');
   withStore(keys.command('list').description('list personal API keys (masked)').option('--json', 'print JSON'), (auth, o) =>
-    print(
+    printTable(
       o,
       auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
-      (k) => `${k.id}\tuser ${k.user_id}\t${k.mask_value}\t${k.label}\t${k.scopes.length > 0 ? k.scopes.join(',') : '(full access)'}`,
+      [
+        ['id', (k) => k.id],
+        ['user', (k) => auth.user(k.user_id)?.email ?? `user ${k.user_id}`],
+        ['key', (k) => k.mask_value],
+        ['label', (k) => k.label],
+        ['scopes', (k) => (k.scopes.length > 0 ? k.scopes.join(',') : '(full access)')],
+      ],
     ),
   );
   withStore(
@@ -172,6 +191,7 @@ export function addAdminCommands(program: Command): void {
   );
 
   addRbacCommands(admin);
+  addFlagCommands(admin);
   addImportCommands(admin);
 }
 

@@ -1,27 +1,33 @@
 /**
  * Shared plumbing of the `hedgerow admin …` subcommands: open the data directory named by
- * `--data-dir` for one action and close it after, print JSON or one line per record, parse ints.
+ * `--data-dir` for one action and close it after, print JSON, one line per record, or a table
+ * with a header row; parse ints.
  */
 import type { Command } from 'commander';
+import type { Config } from '../config/schema.js';
 import { AuthStore } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
+import { addCommandConfigFlags } from './config-flags.js';
+import { cliConfig, fail, openDataDir } from './open-data-dir.js';
 
 export type Opts = Record<string, unknown>;
 
+type Run = (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[], config: Readonly<Config>) => void;
+
 /**
- * Adds `--data-dir` to `cmd` and runs `run` with the store open (`args`: the command's positional
- * arguments); an error ends the process (exit 2).
+ * Adds `--env-file` and the settings' flags (`--data-dir`, and `settings`) to `cmd` and runs `run`
+ * with the store open (`args`: the command's positional arguments); an error ends the process
+ * (exit 2).
  */
-export function withStore(cmd: Command, run: (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[]) => void): void {
-  addConfigFlags(cmd, ['dataDir']).action(async (...received: unknown[]) => {
+export function withStore(cmd: Command, run: Run, settings: readonly string[] = []): void {
+  addCommandConfigFlags(cmd, ['dataDir', ...settings]).action(async (...received: unknown[]) => {
     // Commander passes the positional arguments, then the options, then the command.
     const opts = received[received.length - 2] as Opts;
     const args = received.slice(0, -2).map(String);
-    const dbs: StoreDatabases = openDataDir(configFlags(opts));
+    const config = cliConfig(opts);
+    const dbs: StoreDatabases = openDataDir(config);
     try {
-      run(new AuthStore(dbs), opts, dbs, args);
+      run(new AuthStore(dbs), opts, dbs, args, config);
     } catch (err) {
       fail(err instanceof Error ? err.message : String(err));
     } finally {
@@ -37,6 +43,16 @@ export function print<T>(opts: Opts, value: T | T[], line: (x: T) => string): vo
     return;
   }
   for (const x of Array.isArray(value) ? value : [value]) process.stdout.write(line(x) + '\n');
+}
+
+/** A list: `--json` as indented JSON; otherwise a header row, then a row per record, tab-separated. */
+export function printTable<T>(opts: Opts, records: T[], columns: readonly (readonly [string, (x: T) => unknown])[]): void {
+  if (opts.json) {
+    process.stdout.write(JSON.stringify(records, null, 2) + '\n');
+    return;
+  }
+  const rows = [columns.map(([header]) => header), ...records.map((r) => columns.map(([, cell]) => String(cell(r))))];
+  process.stdout.write(rows.map((row) => row.join('\t') + '\n').join(''));
 }
 
 export function toInt(v: unknown, name: string): number {

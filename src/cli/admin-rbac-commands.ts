@@ -6,11 +6,11 @@
  * API always takes the organization's).
  */
 import type { Command } from 'commander';
-import { ACCESS_LEVEL, isAccessLevel, isResource, RESOURCES, type AccessLevel } from '../auth/access-level.js';
+import { ACCESS_LEVEL, accessLevelName, isResource, parseAccessLevel, RESOURCES, type AccessLevel } from '../auth/access-level.js';
 import type { AuthStore, Organization, User } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { RbacStore, type Role } from '../store/rbac-store.js';
-import { print, withStore, type Opts } from './admin-helpers.js';
+import { print, printTable, withStore, type Opts } from './admin-helpers.js';
 import { fail } from './open-data-dir.js';
 
 interface Ctx {
@@ -22,10 +22,15 @@ interface Ctx {
 export function addRbacCommands(admin: Command): void {
   const roles = admin.command('roles').description('roles of the organization and their members');
   withRbac(roles.command('list').description('list roles').option('--json', 'print JSON'), (c, o) =>
-    print(
+    printTable(
       o,
       c.rbac.roles(c.org.id).map((r) => roleSummary(c, r)),
-      (r) => `${r.id}\t${r.feature_flags_access_level}\t${r.members.length} members\t${r.name}`,
+      [
+        ['id', (r) => r.id],
+        ['flag access', (r) => levelText(r.feature_flags_access_level)],
+        ['members', (r) => r.members.length],
+        ['name', (r) => r.name],
+      ],
     ),
   );
   withRbac(
@@ -33,7 +38,7 @@ export function addRbacCommands(admin: Command): void {
       .command('create')
       .description("create a role (its flag access level defaults to the organization's feature flags level)")
       .requiredOption('--name <name>', 'role name (unique in the organization, ignoring case)')
-      .option('--level <21|37>', 'feature flags access level: 21 can only view, 37 can always edit')
+      .option('--level <level>', 'feature flags access level: view (or viewer, 21) can only view, edit (or editor, 37) can always edit')
       .option('--created-by <email-or-id>', 'user recorded as the creator')
       .option('--json', 'print JSON'),
     (c, o) => {
@@ -46,7 +51,11 @@ export function addRbacCommands(admin: Command): void {
         createdBy: creator?.id ?? null,
         ...(o.level !== undefined ? { featureFlagsAccessLevel: level(o.level) } : {}),
       });
-      print(o, roleSummary(c, role), (r) => `created role ${r.id} "${r.name}" (flag access level ${r.feature_flags_access_level})`);
+      print(
+        o,
+        roleSummary(c, role),
+        (r) => `created role ${r.id} "${r.name}" (flag access level ${levelText(r.feature_flags_access_level)})`,
+      );
     },
   );
   withRbac(
@@ -96,7 +105,11 @@ export function addRbacCommands(admin: Command): void {
     (c, o) => {
       const role = roleRef(c, String(o.role));
       const members = c.rbac.memberships(role.id).map((m) => ({ ...m, email: c.auth.user(m.user_id)?.email ?? null }));
-      print(o, members, (m) => `${m.id}\tuser ${m.user_id}\t${m.email ?? '?'}\t${m.joined_at}`);
+      printTable(o, members, [
+        ['membership', (m) => m.id],
+        ['user', (m) => m.email ?? `user ${m.user_id}`],
+        ['joined', (m) => m.joined_at],
+      ]);
     },
   );
 
@@ -104,14 +117,18 @@ export function addRbacCommands(admin: Command): void {
     .command('access')
     .description('organization resource access: the default level for everyone (no row means 37, can always edit)');
   withRbac(access.command('list').description('list resource access rows').option('--json', 'print JSON'), (c, o) =>
-    print(o, c.rbac.resourceAccessList(c.org.id), (r) => `${r.id}\t${r.access_level}\t${r.resource}`),
+    printTable(o, c.rbac.resourceAccessList(c.org.id), [
+      ['id', (r) => r.id],
+      ['level', (r) => levelText(r.access_level)],
+      ['resource', (r) => r.resource],
+    ]),
   );
   withRbac(
     access
       .command('set')
       .description('set the level of a resource (creates or updates its row)')
       .requiredOption('--resource <name>', `one of: ${RESOURCES.map((r) => `"${r}"`).join(', ')}`)
-      .requiredOption('--level <21|37>', '21 can only view, 37 can always edit')
+      .requiredOption('--level <level>', 'view (or viewer, 21) can only view, edit (or editor, 37) can always edit')
       .option('--json', 'print JSON'),
     (c, o) => {
       const resource = String(o.resource);
@@ -122,7 +139,7 @@ export function addRbacCommands(admin: Command): void {
         accessLevel: level(o.level),
         createdBy: null,
       });
-      print(o, row, (r) => `${r.resource}: access level ${r.access_level}`);
+      print(o, row, (r) => `${r.resource}: access level ${levelText(r.access_level)}`);
     },
   );
   withRbac(
@@ -135,7 +152,7 @@ export function addRbacCommands(admin: Command): void {
       const row = isResource(resource) ? c.rbac.resourceAccessFor(c.org.id, resource) : undefined;
       if (!row) fail(`no resource access row for "${resource}"`);
       c.rbac.deleteResourceAccess(c.org.id, row.id);
-      process.stdout.write(`${resource}: access level ${ACCESS_LEVEL.CAN_ALWAYS_EDIT} (default)\n`);
+      process.stdout.write(`${resource}: access level ${levelText(ACCESS_LEVEL.CAN_ALWAYS_EDIT)} (default)\n`);
     },
   );
 }
@@ -165,7 +182,12 @@ function userRef(c: Ctx, ref: string): User {
 }
 
 function level(v: unknown): AccessLevel {
-  const n = Number(v);
-  if (!isAccessLevel(n)) fail('--level must be 21 (can only view) or 37 (can always edit)');
-  return n;
+  return (
+    parseAccessLevel(String(v)) ?? fail('--level must be view (or viewer, 21: can only view) or edit (or editor, 37: can always edit)')
+  );
+}
+
+/** `view (21)`, `edit (37)`. */
+function levelText(level: number): string {
+  return `${accessLevelName(level)} (${level})`;
 }

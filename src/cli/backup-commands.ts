@@ -6,17 +6,16 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load-config.js';
 import { STORE_FILE } from '../store/open-store.js';
 import { BackupError, type BackupManifest, restoreBackup, writeBackup } from '../store/store-backup.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
 import { packageVersion } from '../config/package-version.js';
+import { addCommandConfigFlags } from './config-flags.js';
+import { cliConfig, fail, openDataDir } from './open-data-dir.js';
 
 const MIB = 1024 * 1024;
 
 export function addBackupCommands(program: Command): void {
-  addConfigFlags(
+  addCommandConfigFlags(
     program
       .command('backup')
       .description('write a consistent copy of the data directory to DEST (a new or empty directory), also while the daemon serves')
@@ -24,9 +23,9 @@ export function addBackupCommands(program: Command): void {
       .option('--compact', 'leave out free pages (slower, smaller)'),
     ['dataDir'],
   ).action(async (dest: string, opts: Record<string, unknown>) => {
-    const flags = configFlags(opts);
-    const dataDir = loadConfig({ flags }).dataDir;
-    const dbs = openDataDir(flags, { readOnly: true });
+    const config = cliConfig(opts);
+    const { dataDir } = config;
+    const dbs = openDataDir(config, { readOnly: true });
     const started = Date.now();
     // The data file's size bounds the copy's (a compacted copy stays below it).
     const sourceMib = (statSync(path.join(dataDir, STORE_FILE)).size / MIB).toFixed(0);
@@ -57,14 +56,14 @@ export function addBackupCommands(program: Command): void {
     );
   });
 
-  addConfigFlags(
+  addCommandConfigFlags(
     program
       .command('restore')
       .description('put the backup in SRC in place as the data directory (which must be new or empty, and not served by a daemon)')
       .argument('<src>', 'a directory written by hedgerow backup'),
     ['dataDir'],
   ).action(async (src: string, opts: Record<string, unknown>) => {
-    const dataDir = loadConfig({ flags: configFlags(opts) }).dataDir;
+    const { dataDir } = cliConfig(opts);
     let manifest: BackupManifest;
     try {
       manifest = await restoreBackup(src, dataDir);

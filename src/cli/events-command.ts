@@ -10,12 +10,12 @@ import { PRUNE_SLICE_BLOCKS } from '../processing/retention-schedule.js';
 import { EventReader } from '../store/event-log.js';
 import { processorCursor, pruneSlice } from '../store/event-retention.js';
 import { GroupReader } from '../store/group-store.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
+import { addCommandConfigFlags } from './config-flags.js';
+import { cliConfig, fail, openDataDir } from './open-data-dir.js';
 
 export function addEventsCommands(program: Command): void {
   const events = program.command('events').description('read the event log, and remove old events from it');
-  addConfigFlags(
+  addCommandConfigFlags(
     events
       .command('prune')
       .description(
@@ -27,7 +27,7 @@ export function addEventsCommands(program: Command): void {
     // Read as the events API reads `before`: a time without a zone is UTC, never local time.
     const beforeMs = isoparseMs(String(opts.before));
     if (beforeMs === undefined) fail('--before must be an ISO-8601 date-time, e.g. 2026-06-01 or 2026-06-01T00:00:00Z');
-    const dbs = openDataDir(configFlags(opts));
+    const dbs = openDataDir(cliConfig(opts));
     let blocks = 0;
     let removed = 0;
     let waiting = false;
@@ -47,7 +47,7 @@ export function addEventsCommands(program: Command): void {
     const kept = waiting ? '; older events the person processor has not applied yet were kept (run it again once it has)' : '';
     process.stdout.write(`removed ${removed} events (${blocks} blocks) received before ${new Date(beforeMs).toISOString()}${kept}\n`);
   });
-  addConfigFlags(
+  addCommandConfigFlags(
     events
       .command('export')
       .description('write stored events as NDJSON to stdout, oldest first')
@@ -59,7 +59,7 @@ export function addEventsCommands(program: Command): void {
     if (sinceMs !== undefined && Number.isNaN(sinceMs)) fail('--since must be an ISO-8601 date-time');
     const projectId = opts.project === undefined ? undefined : Number(opts.project);
     if (projectId !== undefined && !Number.isInteger(projectId)) fail('--project must be an integer');
-    const dbs = openDataDir(configFlags(opts), { readOnly: true });
+    const dbs = openDataDir(cliConfig(opts), { readOnly: true });
     const progress = process.stderr.isTTY ? startProgress() : undefined;
     const out = process.stdout;
     // A reader that stops early (`| head`) closes the pipe: stop writing, quietly.

@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load-config.js';
 import { FlagWriter } from '../flags/flag-writer.js';
 import { FetchFailed, fetchPostHogDefinitions, localEvaluationUrl } from '../posthog-import/fetch-posthog-definitions.js';
 import { importDefinitions, type ImportReport } from '../posthog-import/import-definitions.js';
@@ -22,8 +21,8 @@ import { addGroupType, GroupReader } from '../store/group-store.js';
 import { ImportOrigins } from '../store/import-origins.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { type Opts, toInt } from './admin-helpers.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
-import { fail, openDataDir } from './open-data-dir.js';
+import { addCommandConfigFlags } from './config-flags.js';
+import { cliConfig, fail, openDataDir } from './open-data-dir.js';
 
 /** Where a personal API key for `--from` may come from instead of the command line (where ps shows it). */
 const PERSONAL_API_KEY_ENV = 'POSTHOG_PERSONAL_API_KEY';
@@ -43,9 +42,9 @@ export function addImportCommands(admin: Command): void {
     .option('--user <email-or-id>', "who the flags' activity log names (default: the organization's first owner or admin)")
     .option('--dry-run', 'print what would change, and change nothing')
     .option('--json', 'print the report as JSON');
-  addConfigFlags(posthog, ['dataDir', 'maxPropertyValues']).action(async (opts: Opts) => {
+  addCommandConfigFlags(posthog, ['dataDir', 'maxPropertyValues']).action(async (opts: Opts) => {
     const defs = await readInput(opts);
-    const dbs = openDataDir(configFlags(opts));
+    const dbs = openDataDir(cliConfig(opts));
     let report: ImportReport;
     try {
       report = runImport(dbs, defs, opts);
@@ -106,7 +105,7 @@ function runImport(dbs: StoreDatabases, defs: PostHogDefinitions, opts: Opts): I
   const flags = new FlagStore(dbs, new ActivityLog(dbs), dashboards);
   const cohorts = new CohortStore(dbs);
   // The limit the daemon's API applies to list-valued filters, from the same settings.
-  const { maxPropertyValues } = loadConfig({ flags: configFlags(opts) });
+  const { maxPropertyValues } = cliConfig(opts);
   const writer = new FlagWriter({
     flags,
     cohort: (projectId, id) => cohorts.get(projectId, id),

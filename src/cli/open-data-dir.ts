@@ -1,20 +1,36 @@
-/** Opens the data directory named by `--data-dir` / HEDGEROW_DATA_DIR / the defaults, for CLI commands. */
+/**
+ * For CLI commands other than `serve`: their configuration (flags over `--env-file` over the
+ * environment over the defaults, with warnings on stderr), the data directory it names opened,
+ * and `fail()`, the one way they end with a message.
+ */
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../config/load-config.js';
+import { ConfigError, loadConfigWithWarnings } from '../config/load-config.js';
+import type { Config } from '../config/schema.js';
 import { openStore, STORE_FILE, type StoreDatabases } from '../store/open-store.js';
+import { commandEnv, configFlags } from './config-flags.js';
 
-export function openDataDir(flags: Record<string, unknown>, opts: { readOnly?: boolean } = {}): StoreDatabases {
-  let dataDir: string;
-  let sync;
+/** Warnings already printed: a command that reads its configuration twice warns once. */
+const warned = new Set<string>();
+
+/** The command's configuration from its parsed options; a bad one ends the process (exit 2). */
+export function cliConfig(opts: Record<string, unknown>): Readonly<Config> {
   try {
-    const config = loadConfig({ flags });
-    dataDir = config.dataDir;
-    sync = config.sync;
+    const { config, warnings } = loadConfigWithWarnings({ flags: configFlags(opts), env: commandEnv(opts) });
+    for (const w of warnings) {
+      if (warned.has(w)) continue;
+      warned.add(w);
+      process.stderr.write(`hedgerow: warning: ${w}\n`);
+    }
+    return config;
   } catch (err) {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
+}
+
+export function openDataDir(config: Readonly<Config>, opts: { readOnly?: boolean } = {}): StoreDatabases {
+  const { dataDir, sync } = config;
   const file = path.join(dataDir, STORE_FILE);
   try {
     statSync(file);

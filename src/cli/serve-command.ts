@@ -4,14 +4,12 @@
  * file's `HEDGEROW_*` lines are read over the environment at start and again on SIGHUP (a
  * process's own environment cannot change, so this is how a reload sees an edited setting).
  */
-import { readFileSync } from 'node:fs';
-import { parseEnv } from 'node:util';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig } from '../config/load-config.js';
+import { ConfigError, loadConfig, loadConfigWithWarnings } from '../config/load-config.js';
 import { startDaemon, type Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
-import { addConfigFlags, configFlags } from './config-flags.js';
+import { addConfigFlags, commandEnv, configFlags } from './config-flags.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
 const CLOSE_GRACE_MS = 5000;
@@ -23,11 +21,11 @@ export function addServeCommand(program: Command): void {
     .option('--env-file <path>', 'read HEDGEROW_* settings from this file over the environment, at start and on SIGHUP');
   addConfigFlags(cmd).action(async (opts: Record<string, unknown>) => {
     const flags = configFlags(opts);
-    const envFile = typeof opts.envFile === 'string' ? opts.envFile : undefined;
-    const load = () => loadConfig({ flags, env: envFile === undefined ? process.env : withEnvFile(envFile) });
+    const load = () => loadConfig({ flags, env: commandEnv(opts) });
     let config;
+    let warnings: readonly string[];
     try {
-      config = load();
+      ({ config, warnings } = loadConfigWithWarnings({ flags, env: commandEnv(opts) }));
       const problem = dataDirProblem(config.dataDir);
       if (problem !== undefined) {
         throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
@@ -41,6 +39,7 @@ export function addServeCommand(program: Command): void {
     }
     const log = createLogger(config.logLevel);
     logUncaughtErrors(log);
+    for (const warning of warnings) log.warn(warning);
     // Signals are handled from before the daemon starts: one arriving during startup stops it
     // as soon as it is up, never with the default action (an unclean exit).
     let daemon: Daemon | undefined;
@@ -83,15 +82,4 @@ export function addServeCommand(program: Command): void {
     }
     if (requested !== undefined) stop(requested);
   });
-}
-
-/** The process environment with the file's variables over it (a missing file is a configuration error). */
-function withEnvFile(file: string): NodeJS.ProcessEnv {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new ConfigError([`--env-file ${file}: ${err instanceof Error ? err.message : String(err)}`]);
-  }
-  return { ...process.env, ...parseEnv(text) };
 }

@@ -111,7 +111,7 @@ function isSingleExecutable(): boolean {
 }
 
 /** A wildcard listen address is reached on loopback. */
-function connectHost(host: string): string {
+export function connectHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;

@@ -1,7 +1,8 @@
 /**
  * Loads the configuration once at boot: the defaults file, then HEDGEROW_* environment
  * variables, then command-line flags. Validates the merge once with Ajv and throws one
- * ConfigError naming every bad setting the way the user set it; returns a deep-frozen Config.
+ * ConfigError naming every bad setting the way the user set it; returns a deep-frozen Config,
+ * and (loadConfigWithWarnings) a warning for each HEDGEROW_* variable that is no setting.
  */
 
 import { readFileSync, existsSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
-import { BOOTSTRAP_EXPECT, CONFIG_SCHEMA, SETTINGS, type Config, type SettingSpec } from './schema.js';
+import { BOOTSTRAP_EXPECT, CONFIG_SCHEMA, OTHER_ENV_NAMES, SETTINGS, type Config, type SettingSpec } from './schema.js';
+import { nearestNames } from '../util/nearest-names.js';
 import { isPlainObject } from '../util/plain-object.js';
 
 /** Upper bounds of `workers` and `httpThreads` once 0 is resolved to the core count. */
@@ -47,6 +49,17 @@ const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 export function loadConfig(opts: LoadConfigOptions = {}): Readonly<Config> {
+  return loadConfigWithWarnings(opts).config;
+}
+
+export interface LoadedConfig {
+  config: Readonly<Config>;
+  /** One line per `HEDGEROW_*` variable Hedgerow does not know (a typo goes unnoticed otherwise). */
+  warnings: readonly string[];
+}
+
+/** loadConfig, with the warnings a start should show; the warnings never stop a start. */
+export function loadConfigWithWarnings(opts: LoadConfigOptions = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const flags = opts.flags ?? {};
   const defaultsPath = opts.defaultsPath ?? join(findPackageRoot(), 'config', 'default.json');
@@ -75,7 +88,24 @@ export function loadConfig(opts: LoadConfigOptions = {}): Readonly<Config> {
   if (!validate(merged)) {
     throw new ConfigError(describeErrors(validate.errors ?? [], origins, fileLabel));
   }
-  return deepFreeze(resolveConfig(merged as unknown as Config));
+  return { config: deepFreeze(resolveConfig(merged as unknown as Config)), warnings: unknownEnvWarnings(env) };
+}
+
+const KNOWN_ENV_NAMES: readonly string[] = [...SETTINGS.map((s) => s.env), ...OTHER_ENV_NAMES];
+
+/**
+ * A warning for each set (non-empty) variable named like Hedgerow's (`HEDGEROW_`, any case) that is neither a
+ * setting nor one of the project's other variables, naming the nearest known one when it is close
+ * (at most 2 edits: `HEDGEROW_PROT` → `HEDGEROW_PORT`).
+ */
+export function unknownEnvWarnings(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.toUpperCase().startsWith('HEDGEROW_') || KNOWN_ENV_NAMES.includes(name) || !env[name]) continue;
+    const [near] = nearestNames(name.toUpperCase(), KNOWN_ENV_NAMES);
+    out.push(`unknown environment variable ${name}${near === undefined ? '' : ` (did you mean ${near}?)`}; it is ignored`);
+  }
+  return out;
 }
 
 /** Walks up from this module (src/config/ or dist/src/config/) to the directory holding package.json. */
@@ -126,10 +156,14 @@ function flagValue(flags: Record<string, unknown>, s: SettingSpec): unknown {
   return isPlainObject(nested) ? nested[s.path.slice('bootstrap.'.length)] : undefined;
 }
 
-/** Strict: the whole string must be a number of the right kind, else it stays a string and fails validation. */
+/**
+ * Strict: the whole string must be a number of the right kind, else it stays a string and fails
+ * validation. A choice among names (log level, backend, sync) is read in any case.
+ */
 function coerce(s: SettingSpec, raw: string): unknown {
   if (s.kind === 'integer' && INTEGER.test(raw)) return Number(raw);
   if (s.kind === 'number' && NUMBER.test(raw)) return Number(raw);
+  if (Array.isArray(s.schema['enum'])) return raw.toLowerCase();
   return raw;
 }
 

@@ -252,6 +252,19 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
   ),
 ]);
 
+/**
+ * The project's own `HEDGEROW_*` variables that are not settings, so a start does not warn about
+ * them: the single binary's cache directory and its build's staging (src/binary/), and the test
+ * tooling's browser and posthog-js overrides.
+ */
+export const OTHER_ENV_NAMES: readonly string[] = Object.freeze([
+  'HEDGEROW_CACHE_DIR',
+  'HEDGEROW_SEA_STAGE',
+  'HEDGEROW_SEA_DEBUG',
+  'HEDGEROW_CHROMIUM',
+  'HEDGEROW_POSTHOG_JS_DIR',
+]);
+
 /** Completes "must be …" for the `bootstrap` object itself. */
 export const BOOTSTRAP_EXPECT = 'an object with optional projectApiKey and personalApiKey';
 

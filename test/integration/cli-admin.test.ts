@@ -103,7 +103,7 @@ describe('hedgerow admin while the daemon runs', () => {
       [3, 'Generated'],
     ]);
     const text = await admin('projects', 'list');
-    expect(text.stdout.split('\n')[0]).toBe(`1\t${d.projectKey}\tDefault project`);
+    expect(text.stdout.split('\n').slice(0, 2)).toEqual(['id\tapi token\tname', `1\t${d.projectKey}\tDefault project`]);
   });
 
   it('projects create takes any token a PostHog project holds; each captures and answers /flags', async () => {
@@ -206,7 +206,11 @@ describe('hedgerow admin while the daemon runs', () => {
     });
     expect(await admin(...createKey, '--scopes', 'feature_flag:delete')).toMatchObject({
       code: 2,
-      stderr: 'hedgerow: Invalid scope: feature_flag:delete\n',
+      stderr: 'hedgerow: Invalid scope: feature_flag:delete. Did you mean feature_flag:read or feature_flag:write?\n',
+    });
+    expect(await admin(...createKey, '--scopes', 'feature_flags:read')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: Invalid scope: feature_flags:read. Did you mean feature_flag:read?\n',
     });
     const noProject = await admin(...createKey, '--full-access', '--projects', '1,9999');
     expect(noProject.code).toBe(2);
@@ -227,8 +231,10 @@ describe('hedgerow admin while the daemon runs', () => {
     const made = parseJson<{ id: string; key: string; scopes: string[] }>((await admin(...createKey, '--full-access', '--json')).stdout);
     expect(made.scopes).toEqual([]);
     expect((await listEvents(d, { limit: '1' }, { key: made.key, project: '1' })).results).toHaveLength(1);
-    const listed = (await admin('keys', 'list')).stdout.split('\n').find((l) => l.startsWith(made.id));
-    expect(listed).toMatch(/\t\(full access\)$/);
+    const keyLines = (await admin('keys', 'list')).stdout.split('\n');
+    expect(keyLines[0]).toBe('id\tuser\tkey\tlabel\tscopes');
+    const listed = keyLines.find((l) => l.startsWith(made.id));
+    expect(listed).toMatch(/^\S+\tadmin@hedgerow\.local\tphx_\.\.\.\S{4}\t\S+\t\(full access\)$/);
 
     const rolled = await admin('keys', 'roll', made.id);
     expect(rolled.code).toBe(0);
@@ -259,6 +265,141 @@ describe('hedgerow admin while the daemon runs', () => {
     expect(flags.status).toBe(401);
     expect((await postJson(d, '/batch/', { api_key: token, batch: [{ event: 'after', distinct_id: 'r' }] })).status).toBe(200);
     expect(await admin('projects', 'reset-token', '999')).toMatchObject({ code: 2, stderr: 'hedgerow: project 999 does not exist\n' });
+  });
+
+  it('users create refuses a malformed email; users list has a header row', async () => {
+    for (const bad of ['not-an-email', 'a@b', 'two@@example.com', 'sp ace@example.com']) {
+      expect(await admin('users', 'create', '--email', bad)).toMatchObject({
+        code: 2,
+        stderr: `hedgerow: --email: "${bad}" is not an email address (name@example.com)\n`,
+      });
+    }
+    const lines = (await admin('users', 'list')).stdout.split('\n');
+    expect(lines[0]).toBe('id\temail\tcurrent project\torganization level');
+    expect(lines[1]).toBe('1\tadmin@hedgerow.local\t1\towner');
+  });
+
+  it('roles and access take levels by name and show them by name; members by email', async () => {
+    const role = parseJson<{ id: string; feature_flags_access_level: number }>(
+      (await admin('roles', 'create', '--name', 'Readers', '--level', 'viewer', '--json')).stdout,
+    );
+    expect(role.feature_flags_access_level).toBe(21);
+    expect((await admin('roles', 'create', '--name', 'Writers', '--level', 'EDIT')).stdout).toMatch(
+      /^created role \S+ "Writers" \(flag access level edit \(37\)\)\n$/,
+    );
+    expect(await admin('roles', 'create', '--name', 'Bad', '--level', 'admin')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: --level must be view (or viewer, 21: can only view) or edit (or editor, 37: can always edit)\n',
+    });
+    const roles = (await admin('roles', 'list')).stdout.split('\n');
+    expect(roles[0]).toBe('id\tflag access\tmembers\tname');
+    expect(roles).toContain(`${role.id}\tview (21)\t0\tReaders`);
+
+    expect((await admin('roles', 'add-member', '--role', 'Readers', '--user', 'admin@hedgerow.local')).code).toBe(0);
+    const members = (await admin('roles', 'members', '--role', 'readers')).stdout.split('\n');
+    expect(members[0]).toBe('membership\tuser\tjoined');
+    expect(members[1]).toMatch(/^\S+\tadmin@hedgerow\.local\t\d{4}-/);
+    const json = parseJson<Array<{ user_id: number; email: string }>>(
+      (await admin('roles', 'members', '--role', 'Readers', '--json')).stdout,
+    );
+    expect(json.map((m) => [m.user_id, m.email])).toEqual([[1, 'admin@hedgerow.local']]);
+
+    expect((await admin('access', 'set', '--resource', 'feature flags', '--level', 'view')).stdout).toBe(
+      'feature flags: access level view (21)\n',
+    );
+    const access = (await admin('access', 'list')).stdout.split('\n');
+    expect(access[0]).toBe('id\tlevel\tresource');
+    expect(access[1]).toMatch(/^\S+\tview \(21\)\tfeature flags$/);
+    expect((await admin('access', 'clear', '--resource', 'feature flags')).stdout).toBe(
+      'feature flags: access level edit (37) (default)\n',
+    );
+  });
+
+  it("flags dashboard-link prints a signed link to the flag's usage dashboard page, as the API's", async () => {
+    const bearer = { authorization: `Bearer ${d.personalKey}` };
+    const created = await postJson(
+      d,
+      '/api/projects/1/feature_flags/',
+      { key: 'cli-link', filters: { groups: [{ rollout_percentage: 100 }] } },
+      bearer,
+    );
+    expect(created.status).toBe(201);
+    const flag = created.json as { id: number; usage_dashboard: number };
+
+    const link = await admin('flags', 'dashboard-link', '--project', '1', '--flag', 'cli-link', '--port', String(d.port));
+    expect([link.code, link.stderr]).toEqual([0, '']);
+    const url = link.stdout.trim();
+    const prefix = `http://127.0.0.1:${d.port}/project/1/dashboard/${flag.usage_dashboard}?exp=`;
+    expect(url.startsWith(prefix), url).toBe(true);
+    const page = await fetch(url);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+
+    // The API's link for the same dashboard, signed the same way (it may be a second later).
+    const api = await send(d, `/api/projects/1/dashboards/${flag.usage_dashboard}/`, { headers: bearer });
+    const apiUrl = (api.json as { hedgerow_page_url: string }).hedgerow_page_url;
+    expect(apiUrl.startsWith(prefix)).toBe(true);
+    expect(Math.abs(Number(new URL(apiUrl).searchParams.get('exp')) - Number(new URL(url).searchParams.get('exp')))).toBeLessThanOrEqual(2);
+
+    const byId = await admin(
+      'flags',
+      'dashboard-link',
+      '--project',
+      '1',
+      '--flag',
+      String(flag.id),
+      '--base-url',
+      'https://flags.example.com/hedgerow/',
+      '--json',
+    );
+    const body = parseJson<{ url: string; dashboard: number; expires_at: string }>(byId.stdout);
+    expect(body.url.startsWith(`https://flags.example.com/hedgerow/project/1/dashboard/${flag.usage_dashboard}?exp=`)).toBe(true);
+    expect(body.dashboard).toBe(flag.usage_dashboard);
+    expect(Date.parse(body.expires_at) - Date.now()).toBeGreaterThan(6.9 * 86400_000);
+
+    expect(await admin('flags', 'dashboard-link', '--project', '1', '--flag', 'no-such-flag')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: no flag no-such-flag in project 1\n',
+    });
+    expect(await admin('flags', 'dashboard-link', '--project', '1', '--flag', 'cli-link', '--base-url', 'ftp://x')).toMatchObject({
+      code: 2,
+      stderr: 'hedgerow: --base-url must be an http or https URL without query, fragment or credentials, got "ftp://x"\n',
+    });
+  });
+
+  it('admin, events and backup read --env-file as serve does, and warn of unknown HEDGEROW_* variables', async () => {
+    const dir = makeTempDir();
+    const envFile = path.join(dir, 'hedgerow.env');
+    writeFileSync(envFile, `# as /etc/hedgerow/hedgerow.env\nHEDGEROW_DATA_DIR=${d.dataDir}\nHEDGEROW_PROT=9000\n`);
+    const warning = 'hedgerow: warning: unknown environment variable HEDGEROW_PROT (did you mean HEDGEROW_PORT?); it is ignored\n';
+
+    const listed = await runCli(['admin', 'projects', 'list', '--env-file', envFile]);
+    expect([listed.code, listed.stderr]).toEqual([0, warning]);
+    expect(listed.stdout).toContain(`1\t${d.projectKey}\tDefault project`);
+
+    const exported = await runCli(['events', 'export', '--env-file', envFile, '--project', '1']);
+    expect([exported.code, exported.stderr]).toEqual([0, warning]);
+    expect(exported.stdout).toContain(seedUuid);
+
+    const backup = await runCli(['backup', path.join(dir, 'backup'), '--env-file', envFile]);
+    expect([backup.code, backup.stderr]).toEqual([0, warning]);
+    expect(backup.stdout).toContain(`wrote a backup of ${d.dataDir}`);
+
+    // From the environment too; a flag still wins over the file.
+    const fromEnv = await runCli(['admin', 'users', 'list', '--data-dir', d.dataDir], { env: { HEDGEROW_LOGLEVEL: 'debug' } });
+    expect([fromEnv.code, fromEnv.stderr]).toEqual([
+      0,
+      'hedgerow: warning: unknown environment variable HEDGEROW_LOGLEVEL (did you mean HEDGEROW_LOG_LEVEL?); it is ignored\n',
+    ]);
+    const empty = makeTempDir();
+    expect((await runCli(['admin', 'projects', 'list', '--env-file', envFile, '--data-dir', empty])).stderr).toContain(
+      `no Hedgerow data in ${empty}`,
+    );
+
+    // A missing file stops the command (Node 20 itself reads a `--env-file` anywhere in its
+    // arguments and exits 9 before Hedgerow starts; the single binary says it as a setting).
+    const missing = await runCli(['admin', 'projects', 'list', '--env-file', path.join(dir, 'absent.env')]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('absent.env');
   });
 
   it('admin on a directory without data says so', async () => {
@@ -348,6 +489,15 @@ describe('bad configuration', () => {
       'HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY=(value hidden)',
     ]);
     expect(r.stderr).not.toContain('phx_secret');
+  });
+});
+
+describe('unknown HEDGEROW_* variables at start', () => {
+  it('serve logs a warning naming the nearest setting, and reads the log level in any case', async () => {
+    const d = await startDaemon({ backend: 'node', env: { HEDGEROW_PROT: '9000', HEDGEROW_LOG_LEVEL: 'INFO' } });
+    const warnings = d.records().filter((r) => r.level === 'warn' && r.msg?.startsWith('unknown'));
+    expect(warnings.map((r) => r.msg)).toEqual(['unknown environment variable HEDGEROW_PROT (did you mean HEDGEROW_PORT?); it is ignored']);
+    expect(await d.stop()).toBe(0);
   });
 });
 

@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load-config.js';
-import { SETTINGS } from '../../src/config/schema.js';
+import { ConfigError, loadConfig, loadConfigWithWarnings, unknownEnvWarnings } from '../../src/config/load-config.js';
+import { OTHER_ENV_NAMES, SETTINGS } from '../../src/config/schema.js';
+import { editDistance, nearestNames } from '../../src/util/nearest-names.js';
 
 const PHC = 'phc_abcdefghij0123';
 const PHX = 'phx_secretsecret0123';
@@ -254,5 +255,66 @@ describe('loadConfig', () => {
   it('reports an unreadable or malformed defaults file', () => {
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile('{ nope') }))[0]).toMatch(/cannot read defaults/);
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile([]) }))[0]).toMatch(/must hold a JSON object/);
+  });
+
+  it('reads a log level (and the other choices among names) in any case, as lower case', () => {
+    expect(loadConfig({ env: { HEDGEROW_LOG_LEVEL: 'DEBUG' } }).logLevel).toBe('debug');
+    expect(loadConfig({ env: {}, flags: { logLevel: 'Warn' } }).logLevel).toBe('warn');
+    expect(loadConfig({ env: { HEDGEROW_SYNC: 'Async', HEDGEROW_HTTP_BACKEND: 'NODE' } })).toMatchObject({
+      sync: 'async',
+      httpBackend: 'node',
+    });
+    expect(problemsOf(() => loadConfig({ env: { HEDGEROW_LOG_LEVEL: 'LOUD' } }))).toEqual([
+      'HEDGEROW_LOG_LEVEL="LOUD": must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"',
+    ]);
+  });
+});
+
+describe('unknown HEDGEROW_* variables', () => {
+  it('are warnings, each naming the nearest known variable when one is close', () => {
+    const { config, warnings } = loadConfigWithWarnings({
+      env: { HEDGEROW_PROT: '9000', HEDGEROW_LOGLEVEL: 'debug', HEDGEROW_NOTHING_LIKE_IT: '1', PATH: '/bin', HEDGEROW_PORT: '8001' },
+    });
+    expect(config.port).toBe(8001);
+    expect(config.logLevel).toBe('info');
+    expect(warnings).toEqual([
+      'unknown environment variable HEDGEROW_LOGLEVEL (did you mean HEDGEROW_LOG_LEVEL?); it is ignored',
+      'unknown environment variable HEDGEROW_NOTHING_LIKE_IT; it is ignored',
+      'unknown environment variable HEDGEROW_PROT (did you mean HEDGEROW_PORT?); it is ignored',
+    ]);
+  });
+
+  it("leave out the settings, the project's own other variables and empty ones; a name in the wrong case is one", () => {
+    const env: Record<string, string> = { HEDGEROW_TYPO: '' };
+    for (const s of SETTINGS) env[s.env] = 'x';
+    for (const name of OTHER_ENV_NAMES) env[name] = 'x';
+    expect(unknownEnvWarnings(env)).toEqual([]);
+    expect(unknownEnvWarnings({ hedgerow_port: '1' })).toEqual([
+      'unknown environment variable hedgerow_port (did you mean HEDGEROW_PORT?); it is ignored',
+    ]);
+    expect(unknownEnvWarnings({ HEDGEROW_CACHE_DRI: '/c' })).toEqual([
+      'unknown environment variable HEDGEROW_CACHE_DRI (did you mean HEDGEROW_CACHE_DIR?); it is ignored',
+    ]);
+  });
+
+  it('a bad setting is still an error, whatever the warnings', () => {
+    expect(problemsOf(() => loadConfigWithWarnings({ env: { HEDGEROW_PORT: 'x', HEDGEROW_PROT: '1' } }))).toHaveLength(1);
+  });
+});
+
+describe('nearestNames', () => {
+  it('counts insertions, deletions, substitutions and swaps of neighbours as one edit each', () => {
+    expect(editDistance('PORT', 'PROT')).toBe(1);
+    expect(editDistance('PORT', 'PORTS')).toBe(1);
+    expect(editDistance('PORT', 'POT')).toBe(1);
+    expect(editDistance('PORT', 'PART')).toBe(1);
+    expect(editDistance('', 'abc')).toBe(3);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+  });
+
+  it('gives every candidate at the smallest distance, up to the limit', () => {
+    expect(nearestNames('cat', ['cut', 'cot', 'cart', 'dog'])).toEqual(['cut', 'cot', 'cart']);
+    expect(nearestNames('cat', ['dog'])).toEqual([]);
+    expect(nearestNames('cat', ['cats', 'ca'], 0)).toEqual([]);
   });
 });

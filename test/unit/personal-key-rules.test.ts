@@ -47,9 +47,10 @@ describe('cliKeyScopes', () => {
 });
 
 describe('scopes', () => {
-  it('names the first invalid scope, as PostHog', () => {
+  it('names the first invalid scope, as PostHog (the command line adds the nearest valid ones)', () => {
     expect(firstInvalidScope(['*', 'feature_flag:read', 'insight:invalid', 'bogus'])).toBe('insight:invalid');
-    expect(invalidScope(['feature_flag:write:x'])).toBe('Invalid scope: feature_flag:write:x');
+    expect(invalidScope(['feature_flag:write:x'])).toBe('Invalid scope: feature_flag:write:x. Did you mean feature_flag:write?');
+    expect(invalidScope(['bogus'])).toBe('Invalid scope: bogus');
     expect(firstInvalidScope(['cohort:write'])).toBeUndefined();
   });
 });
