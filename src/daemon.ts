@@ -61,6 +61,7 @@ import { UsageRollupReader } from './store/usage-rollups.js';
 import { FlagStore } from './store/flag-store.js';
 import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
 import { WriteAvailability } from './store/write-availability.js';
+import { DiskReserve } from './store/disk-reserve.js';
 import { RbacStore } from './store/rbac-store.js';
 
 export interface Daemon {
@@ -89,7 +90,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
-  const storeWrites = watchStoreWrites(dbs, metrics, log);
+  const reserve = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes });
+  const storeWrites = watchStoreWrites(dbs, reserve, metrics, log);
   // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
   // store refusing writes, which capture answers 503 for, not a reason to exit.
   const onRejection = (reason: unknown): void => {
@@ -118,7 +120,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const router = new Router();
   addHealthRoutes(router, {
     readiness: () => readiness,
-    storeUnavailable: () => storeWrites.unavailable,
+    storeUnavailable: () => storeWrites.check(),
     metrics,
     beforeScrape: () => collectThreadAnswers?.(),
   });
@@ -190,7 +192,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: (req) => handle(router, metrics, log, storeWrites, req),
+      handler: (req) => handle(router, metrics, log, storeWrites, reserve, req),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
       tooLarge: (req) => {
@@ -250,6 +252,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     maxBytesInFlight: config.maxCaptureBytesInFlight,
     auth,
     commit: async (block) => {
+      // The disk is looked at again when the last look is 10 ms old (at most 100 statfs a
+      // second): the store's growth stops while the disk still has room, before LMDB's own
+      // writes could fail for lack of it.
+      const short = reserve.shortfall('capture', COMMIT_LOOK_MS);
+      if (short !== undefined) {
+        metrics.storeWriteFailures.inc();
+        storeWrites.failed(short);
+        throw storeUnavailableError(short);
+      }
       // Handed to the processor before the commit, so that it is there before the commit is
       // visible: a busy processor would otherwise often read it back first.
       try {
@@ -264,7 +275,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       processor?.notify();
     },
     refusal: () => {
-      const down = storeWrites.unavailable;
+      const down = storeWrites.check();
       return down ? storeUnavailableError(down.reason) : undefined;
     },
     admission: () => {
@@ -383,6 +394,7 @@ function handle(
   metrics: Metrics,
   log: Logger,
   storeWrites: WriteAvailability,
+  reserve: DiskReserve,
   req: HttpRequest,
 ): HttpResponse | Promise<HttpResponse> {
   let route = 'unmatched';
@@ -398,6 +410,15 @@ function handle(
   try {
     const matched = router.match(req);
     route = matched.name;
+    if (route.startsWith('api:') && !READ_METHODS.has(req.method)) {
+      // A management write keeps half the reserve free (store/disk-reserve.ts says why half).
+      const short = reserve.shortfall('management');
+      if (short !== undefined) {
+        metrics.storeWriteFailures.inc();
+        storeWrites.failed(short);
+        return counted(metrics, route, req, errorResponse(storeUnavailableError(short)));
+      }
+    }
     out = matched.run();
   } catch (err) {
     return counted(metrics, route, req, failed(err));
@@ -409,10 +430,17 @@ function handle(
   );
 }
 
-/** Store writes are watched from the first refusal until a write, or a probe every second, commits. */
-function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): WriteAvailability {
+/** Methods that never write: every other request to the management API may. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Store writes are watched from the first refusal, or the disk's free space falling under the
+ * reserve, until a write, or a probe every second once the space is back, commits.
+ */
+function watchStoreWrites(dbs: StoreDatabases, reserve: DiskReserve, metrics: Metrics, log: Logger): WriteAvailability {
   return new WriteAvailability({
     probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
+    shortfall: () => reserve.shortfall(),
     describe: async (err) => {
       metrics.storeWriteFailures.inc();
       return commitFailureReason(err);
@@ -428,6 +456,9 @@ function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): W
     },
   });
 }
+
+/** How old a look at the disk's free space an event-log commit goes by. */
+const COMMIT_LOOK_MS = 10;
 
 /** The meta key the probe rewrites while the store refuses writes. */
 const STORE_PROBE_KEY = 'store:last-probe';
