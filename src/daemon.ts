@@ -411,8 +411,9 @@ function handle(
     const matched = router.match(req);
     route = matched.name;
     if (route.startsWith('api:') && !READ_METHODS.has(req.method)) {
-      // A management write keeps half the reserve free (store/disk-reserve.ts says why half).
-      const short = reserve.shortfall('management');
+      // A management write keeps half the reserve free (store/disk-reserve.ts says why half),
+      // by a fresh look: these are rare, and the disk may have filled since the last one.
+      const short = reserve.shortfall('management', 0);
       if (short !== undefined) {
         metrics.storeWriteFailures.inc();
         storeWrites.failed(short);
