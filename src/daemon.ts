@@ -13,7 +13,6 @@ import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js'
 import { addCohortsApiRoutes } from './management-api/cohorts-api.js';
 import { addGroupsApiRoutes } from './management-api/groups-api.js';
 import { addPersonsApiRoutes } from './management-api/persons-api.js';
-import { PersonReader } from './store/person-store.js';
 import { addFeatureFlagsApiRoutes } from './management-api/feature-flags-api.js';
 import { addFlagActivityRoutes } from './management-api/flag-activity-api.js';
 import { flagEditPermission } from './management-api/flag-edit-permission.js';
@@ -37,32 +36,24 @@ import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { addStaticRoutes } from './http/routes/static-routes.js';
 import { PosthogJsBundles } from './http/posthog-js-bundles.js';
-import { GroupReader } from './store/group-store.js';
 import { PersonProcessorThread } from './processing/person-processor-thread.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
-import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { EventWriter } from './store/event-log.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
-import { ActivityLog } from './store/activity-log.js';
-import { CohortStore } from './store/cohort-store.js';
-import { DashboardStore } from './store/dashboard-store.js';
-import { HashKeyOverrideStore } from './store/hash-key-override-store.js';
 import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
 import { addFlagEvaluationViewRoutes } from './management-api/flag-evaluation-views-api.js';
 import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboard-api.js';
 import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
-import { UsageRollupReader } from './store/usage-rollups.js';
-import { FlagStore } from './store/flag-store.js';
 import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
 import { WriteAvailability } from './store/write-availability.js';
 import { DiskReserve } from './store/disk-reserve.js';
-import { RbacStore } from './store/rbac-store.js';
+import { createStoreServices } from './store/services.js';
 
 export interface Daemon {
   readonly port: number;
@@ -74,7 +65,9 @@ export interface Daemon {
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
-  const auth = new AuthStore(dbs);
+  // The store's readers and writers, made once and shared by every route.
+  const services = createStoreServices(dbs);
+  const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;
   const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
   if (boot) {
     log.warn(
@@ -139,35 +132,24 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     if (!scanPool) throw new HedgerowError('HR_NOT_READY');
     return scanPool;
   };
-  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs), persons: new PersonReader(dbs) });
-  const rbac = new RbacStore(dbs);
-  const activity = new ActivityLog(dbs);
-  const dashboards = new DashboardStore(dbs);
-  const flags = new FlagStore(dbs, activity, dashboards);
+  addEventsApiRoutes(router, { auth, scans, groups, persons });
   const editPermission = flagEditPermission(rbac);
-  const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
-  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
-  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
+  addPersonsApiRoutes(router, { auth, persons, scans });
+  addGroupsApiRoutes(router, { auth, groups, scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addPersonalApiKeysRoutes(router, { auth });
   addProjectsApiRoutes(router, { auth });
   addRemoteConfigRoutes(router, { auth, flags });
   addStaticRoutes(router, { bundles: new PosthogJsBundles() });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
-  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
+  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, groups) });
   addFlagActivityRoutes(router, { auth, flags, activity });
-  const subjectSources = {
-    persons: new PersonReader(dbs),
-    groups: new GroupReader(dbs),
-    overrides: new HashKeyOverrideStore(dbs),
-    cohorts,
-  };
   addFlagEvaluationViewRoutes(router, {
     auth,
     flags,
-    projects: new ProjectFlagsCache({ flags, cohorts, groups: subjectSources.groups }),
-    sources: subjectSources,
+    projects: new ProjectFlagsCache({ flags, cohorts, groups }),
+    sources: { persons, groups, overrides: services.overrides, cohorts },
   });
   addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
   addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
@@ -175,7 +157,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addDashboardsApiRoutes(router, {
     auth,
     dashboards,
-    rollups: new UsageRollupReader(dbs),
+    rollups: services.rollups,
     linkSecret: linkSecret(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
