@@ -26,7 +26,7 @@ import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
-import { IngestPool } from './pool/ingest-pool.js';
+import type { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
@@ -36,12 +36,11 @@ import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { addStaticRoutes } from './http/routes/static-routes.js';
 import { PosthogJsBundles } from './http/posthog-js-bundles.js';
-import { PersonProcessorThread } from './processing/person-processor-thread.js';
+import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { EventWriter } from './store/event-log.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
 import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
@@ -50,7 +49,13 @@ import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboa
 import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
-import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
+import {
+  commitFailureReason,
+  isCommitFailure,
+  isTransientStoreError,
+  storeErrorText,
+  storeUnavailableError,
+} from './store/store-errors.js';
 import { WriteAvailability } from './store/write-availability.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
@@ -95,16 +100,11 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
-  const writer = new EventWriter(dbs);
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
+  let pipeline: IngestPipeline | undefined;
   let flagsPool: FlagsPool | undefined;
   let scanPool: ScanPool | undefined;
-  let processor: PersonProcessorThread | undefined;
-  let processorCrashed = false;
-  /** The processor is waiting to retry a batch the store refused for now: capture is not held for it. */
-  let processorRetrying = false;
-  let acceptedSinceStart = 0;
   /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
   let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
@@ -120,7 +120,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
-    processor: () => processor,
+    processor: () => pipeline?.processor,
     lastEventKey: () => {
       for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
       return undefined;
@@ -153,7 +153,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   });
   addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
   addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
-  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => processor?.blastRadius(query) });
+  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => pipeline?.processor?.blastRadius(query) });
   addDashboardsApiRoutes(router, {
     auth,
     dashboards,
@@ -227,94 +227,23 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
-  const livePool = new IngestPool({
-    pool: workerPool,
-    maxDecompressedBytes,
-    batchWindowMs: config.batchWindowMs,
-    maxBytesInFlight: config.maxCaptureBytesInFlight,
+  const livePipeline = await IngestPipeline.start({
+    config,
+    dbs,
     auth,
-    commit: async (block) => {
-      // The disk is looked at again when the last look is 10 ms old (at most 100 statfs a
-      // second): the store's growth stops while the disk still has room, before LMDB's own
-      // writes could fail for lack of it.
-      const short = reserve.shortfall('capture', COMMIT_LOOK_MS);
-      if (short !== undefined) {
-        metrics.storeWriteFailures.inc();
-        storeWrites.failed(short);
-        throw storeUnavailableError(short);
-      }
-      // Handed to the processor before the commit, so that it is there before the commit is
-      // visible: a busy processor would otherwise often read it back first.
-      try {
-        await writer.append(block, (key) => processor?.handOff(key, block));
-      } catch (err) {
-        metrics.storeWriteFailures.inc();
-        const reason = await commitFailureReason(err);
-        storeWrites.failed(reason);
-        throw storeUnavailableError(reason);
-      }
-      storeWrites.succeeded();
-      processor?.notify();
-    },
-    refusal: () => {
-      const down = storeWrites.check();
-      return down ? storeUnavailableError(down.reason) : undefined;
-    },
-    admission: () => {
-      // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
-      // time (about one worker's pace, which the processor matches, so no core idles), past the
-      // limit none, until the processor catches up (it reports every batch).
-      const p = processor;
-      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed || processorRetrying) return Infinity;
-      const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
-      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
-    },
-    onHeld: () => metrics.captureHeldForPersons.inc(),
-    onStats: (s) => {
-      metrics.recordIngest(s);
-      acceptedSinceStart += s.accepted;
-      if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
-        log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
-      }
-    },
+    workerPool,
+    maxDecompressedBytes,
+    storeWrites,
+    reserve,
+    metrics,
+    log,
   });
   const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
-    queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
+    queueDepth: livePipeline.capture.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
   }));
-  const liveProcessor = await PersonProcessorThread.start(
-    { dataDir: config.dataDir, sync: config.sync, retentionDays: config.retentionDays },
-    {
-      onBatch: (r) => {
-        processorRetrying = false;
-        for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
-        for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
-        metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
-        metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
-        for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
-        for (const b of r.unreadable)
-          log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
-        livePool.resume();
-      },
-      onRetry: (error, delayMs) => {
-        log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
-        // Capture goes on meanwhile (its events are in the log, and will be processed): held
-        // for a processor that cannot write, requests would wait as long as the disk stays full.
-        processorRetrying = true;
-        livePool.resume();
-      },
-      onPruned: (blocks) => metrics.eventBlocksPruned.inc(blocks),
-      onPruneFailed: (error) => log.warn({ error }, 'removing expired events failed; trying again in a minute'),
-      onCrash: (error) => {
-        log.error({ error }, 'person processor crashed');
-        // Capture never waits for a processor that is gone.
-        processorCrashed = true;
-        livePool.resume();
-      },
-    },
-  );
-  metrics.setPersonBacklogProbe(() => Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed));
+  metrics.setPersonBacklogProbe(() => livePipeline.personBacklog);
   metrics.setStoreProbe(() => storeUsage(dbs, `${config.dataDir}/${STORE_FILE}`));
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
@@ -324,8 +253,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       "worker threads run at the daemon's priority: could not lower it",
     );
   }
-  processor = liveProcessor;
-  pool = livePool;
+  pipeline = livePipeline;
+  pool = livePipeline.capture;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
@@ -352,10 +281,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     pool = undefined;
     flagsPool = undefined;
     scanPool = undefined;
-    livePool.close();
+    livePipeline.closeCapture();
     await workerPool.close();
-    processor = undefined;
-    await liveProcessor.stop();
+    pipeline = undefined;
+    await livePipeline.stop();
     await backend.close();
     await closeStore(dbs);
     process.off('unhandledRejection', onRejection);
@@ -440,9 +369,6 @@ function watchStoreWrites(dbs: StoreDatabases, reserve: DiskReserve, metrics: Me
   });
 }
 
-/** How old a look at the disk's free space an event-log commit goes by. */
-const COMMIT_LOOK_MS = 10;
-
 /** The meta key the probe rewrites while the store refuses writes. */
 const STORE_PROBE_KEY = 'store:last-probe';
 const STORE_PROBE_INTERVAL_MS = 1000;
@@ -460,8 +386,4 @@ function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
 async function closeStore(dbs: StoreDatabases): Promise<void> {
   await dbs.root.flushed;
   await dbs.root.close();
-}
-
-function storeUnavailableError(reason: string): HedgerowError {
-  return catalogueError('HR_STORE_UNAVAILABLE', { reason });
 }
