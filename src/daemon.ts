@@ -20,11 +20,11 @@ import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.j
 import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api.js';
 import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
-import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
+import type { HttpBackend } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
 import type { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
@@ -49,14 +49,8 @@ import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboa
 import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
-import {
-  commitFailureReason,
-  isCommitFailure,
-  isTransientStoreError,
-  storeErrorText,
-  storeUnavailableError,
-} from './store/store-errors.js';
-import { WriteAvailability } from './store/write-availability.js';
+import { watchStoreWrites } from './store/watch-store-writes.js';
+import { requestHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
 
@@ -89,14 +83,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
 
   const metrics = createMetrics();
   const reserve = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes });
-  const storeWrites = watchStoreWrites(dbs, reserve, metrics, log);
-  // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
-  // store refusing writes, which capture answers 503 for, not a reason to exit.
-  const onRejection = (reason: unknown): void => {
-    if (!isCommitFailure(reason)) throw reason;
-    void commitFailureReason(reason).then((why) => storeWrites.failed(storeErrorText(why)));
-  };
-  process.on('unhandledRejection', onRejection);
+  // Also listens for lmdb-js's orphaned commit rejections until released (after the store closes).
+  const storeWatch = watchStoreWrites(dbs, reserve, metrics, log);
+  const storeWrites = storeWatch.writes;
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
@@ -174,7 +163,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: (req) => handle(router, metrics, log, storeWrites, reserve, req),
+      handler: requestHandler({ router, metrics, log, storeWrites, reserve }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
       tooLarge: (req) => {
@@ -205,7 +194,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     port = await backend.listen(config.host, config.port);
   } catch (err) {
     await backend.close();
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     throw err;
   }
   const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
@@ -287,100 +276,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     await livePipeline.stop();
     await backend.close();
     await closeStore(dbs);
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     await dataDirLock.release();
     threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 
   return { port, backend: backend.name, stop };
-}
-
-/**
- * Routes one request and counts its answer. Synchronous handlers are answered in the same call
- * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
- */
-function handle(
-  router: Router,
-  metrics: Metrics,
-  log: Logger,
-  storeWrites: WriteAvailability,
-  reserve: DiskReserve,
-  req: HttpRequest,
-): HttpResponse | Promise<HttpResponse> {
-  let route = 'unmatched';
-  let out: HttpResponse | Promise<HttpResponse>;
-  const failed = (err: unknown): HttpResponse => {
-    if (!isTransientStoreError(err)) return unhandled(log, req, err);
-    // A management write the store refused (a full disk): 503, as capture answers, and
-    // /_readyz says so until a write commits again.
-    metrics.storeWriteFailures.inc();
-    storeWrites.failed(storeErrorText(err));
-    return errorResponse(storeUnavailableError(storeErrorText(err)));
-  };
-  try {
-    const matched = router.match(req);
-    route = matched.name;
-    if (route.startsWith('api:') && !READ_METHODS.has(req.method)) {
-      // A management write keeps half the reserve free (store/disk-reserve.ts says why half),
-      // by a fresh look: these are rare, and the disk may have filled since the last one.
-      const short = reserve.shortfall('management', 0);
-      if (short !== undefined) {
-        metrics.storeWriteFailures.inc();
-        storeWrites.failed(short);
-        return counted(metrics, route, req, errorResponse(storeUnavailableError(short)));
-      }
-    }
-    out = matched.run();
-  } catch (err) {
-    return counted(metrics, route, req, failed(err));
-  }
-  if (!(out instanceof Promise)) return counted(metrics, route, req, out);
-  return out.then(
-    (res) => counted(metrics, route, req, res),
-    (err: unknown) => counted(metrics, route, req, failed(err)),
-  );
-}
-
-/** Methods that never write: every other request to the management API may. */
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * Store writes are watched from the first refusal, or the disk's free space falling under the
- * reserve, until a write, or a probe every second once the space is back, commits.
- */
-function watchStoreWrites(dbs: StoreDatabases, reserve: DiskReserve, metrics: Metrics, log: Logger): WriteAvailability {
-  return new WriteAvailability({
-    probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
-    shortfall: () => reserve.shortfall(),
-    describe: async (err) => {
-      metrics.storeWriteFailures.inc();
-      return commitFailureReason(err);
-    },
-    intervalMs: STORE_PROBE_INTERVAL_MS,
-    onUnavailable: (reason) => {
-      metrics.storeWritable.set(0);
-      log.error({ reason }, 'the store refuses writes: capture answers 503 until a write commits again (tried every second)');
-    },
-    onAvailable: (ms) => {
-      metrics.storeWritable.set(1);
-      log.info({ unavailable_ms: ms }, 'the store takes writes again: capture resumed');
-    },
-  });
-}
-
-/** The meta key the probe rewrites while the store refuses writes. */
-const STORE_PROBE_KEY = 'store:last-probe';
-const STORE_PROBE_INTERVAL_MS = 1000;
-
-function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
-  metrics.countRequest(route, req.method, res.status);
-  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
-  return res;
-}
-
-function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
-  return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {
