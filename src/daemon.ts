@@ -13,7 +13,6 @@ import { addHealthRoutes, type Readiness } from './http/routes/health-routes.js'
 import { addCohortsApiRoutes } from './management-api/cohorts-api.js';
 import { addGroupsApiRoutes } from './management-api/groups-api.js';
 import { addPersonsApiRoutes } from './management-api/persons-api.js';
-import { PersonReader } from './store/person-store.js';
 import { addFeatureFlagsApiRoutes } from './management-api/feature-flags-api.js';
 import { addFlagActivityRoutes } from './management-api/flag-activity-api.js';
 import { flagEditPermission } from './management-api/flag-edit-permission.js';
@@ -21,13 +20,13 @@ import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.j
 import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api.js';
 import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
-import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
+import type { HttpBackend } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
-import { IngestPool } from './pool/ingest-pool.js';
+import type { IngestPool } from './pool/ingest-pool.js';
 import { FlagsPool } from './pool/flags-pool.js';
 import { ScanPool } from './pool/scan-pool.js';
 import { WorkerPool } from './pool/worker-pool.js';
@@ -37,31 +36,23 @@ import { addFlagDefinitionsRoutes } from './http/routes/flag-definitions-routes.
 import { addRemoteConfigRoutes } from './http/routes/remote-config-routes.js';
 import { addStaticRoutes } from './http/routes/static-routes.js';
 import { PosthogJsBundles } from './http/posthog-js-bundles.js';
-import { GroupReader } from './store/group-store.js';
-import { PersonProcessorThread } from './processing/person-processor-thread.js';
+import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
-import { AuthStore } from './store/auth-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import { EventWriter } from './store/event-log.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
-import { ActivityLog } from './store/activity-log.js';
-import { CohortStore } from './store/cohort-store.js';
-import { DashboardStore } from './store/dashboard-store.js';
-import { HashKeyOverrideStore } from './store/hash-key-override-store.js';
 import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
 import { addFlagEvaluationViewRoutes } from './management-api/flag-evaluation-views-api.js';
 import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboard-api.js';
 import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
-import { UsageRollupReader } from './store/usage-rollups.js';
-import { FlagStore } from './store/flag-store.js';
-import { commitFailureReason, isCommitFailure, isTransientStoreError, storeErrorText } from './store/store-errors.js';
-import { WriteAvailability } from './store/write-availability.js';
-import { RbacStore } from './store/rbac-store.js';
+import { watchStoreWrites } from './store/watch-store-writes.js';
+import { requestHandler } from './http/handle-request.js';
+import { DiskReserve } from './store/disk-reserve.js';
+import { createStoreServices } from './store/services.js';
 
 export interface Daemon {
   readonly port: number;
@@ -73,7 +64,9 @@ export interface Daemon {
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
   const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
-  const auth = new AuthStore(dbs);
+  // The store's readers and writers, made once and shared by every route.
+  const services = createStoreServices(dbs);
+  const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;
   const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
   if (boot) {
     log.warn(
@@ -89,27 +82,18 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
-  const storeWrites = watchStoreWrites(dbs, metrics, log);
-  // lmdb-js rejects promises nobody holds when a commit fails (store-errors.ts): those are the
-  // store refusing writes, which capture answers 503 for, not a reason to exit.
-  const onRejection = (reason: unknown): void => {
-    if (!isCommitFailure(reason)) throw reason;
-    void commitFailureReason(reason).then((why) => storeWrites.failed(storeErrorText(why)));
-  };
-  process.on('unhandledRejection', onRejection);
+  const reserve = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes });
+  // Also listens for lmdb-js's orphaned commit rejections until released (after the store closes).
+  const storeWatch = watchStoreWrites(dbs, reserve, metrics, log);
+  const storeWrites = storeWatch.writes;
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
-  const writer = new EventWriter(dbs);
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
+  let pipeline: IngestPipeline | undefined;
   let flagsPool: FlagsPool | undefined;
   let scanPool: ScanPool | undefined;
-  let processor: PersonProcessorThread | undefined;
-  let processorCrashed = false;
-  /** The processor is waiting to retry a batch the store refused for now: capture is not held for it. */
-  let processorRetrying = false;
-  let acceptedSinceStart = 0;
   /** Brings in the counts of requests the HTTP threads answered themselves (set once they exist). */
   let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
@@ -118,14 +102,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const router = new Router();
   addHealthRoutes(router, {
     readiness: () => readiness,
-    storeUnavailable: () => storeWrites.unavailable,
+    storeUnavailable: () => storeWrites.check(),
     metrics,
     beforeScrape: () => collectThreadAnswers?.(),
   });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
   addProcessingRoutes(router, {
-    processor: () => processor,
+    processor: () => pipeline?.processor,
     lastEventKey: () => {
       for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) return key as EventKey;
       return undefined;
@@ -137,43 +121,32 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     if (!scanPool) throw new HedgerowError('HR_NOT_READY');
     return scanPool;
   };
-  addEventsApiRoutes(router, { auth, scans, groups: new GroupReader(dbs), persons: new PersonReader(dbs) });
-  const rbac = new RbacStore(dbs);
-  const activity = new ActivityLog(dbs);
-  const dashboards = new DashboardStore(dbs);
-  const flags = new FlagStore(dbs, activity, dashboards);
+  addEventsApiRoutes(router, { auth, scans, groups, persons });
   const editPermission = flagEditPermission(rbac);
-  const cohorts = new CohortStore(dbs);
   addCohortsApiRoutes(router, { auth, cohorts, flags, scans });
-  addPersonsApiRoutes(router, { auth, persons: new PersonReader(dbs), scans });
-  addGroupsApiRoutes(router, { auth, groups: new GroupReader(dbs), scans });
+  addPersonsApiRoutes(router, { auth, persons, scans });
+  addGroupsApiRoutes(router, { auth, groups, scans });
   addRolesApiRoutes(router, { auth, rbac, flagKey: (projectId, id) => flags.get(projectId, id)?.key });
   addPersonalApiKeysRoutes(router, { auth });
   addProjectsApiRoutes(router, { auth });
   addRemoteConfigRoutes(router, { auth, flags });
   addStaticRoutes(router, { bundles: new PosthogJsBundles() });
   // Fixed segments after /feature_flags/ first, so that `:id` does not take them.
-  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, new GroupReader(dbs)) });
+  addFlagDefinitionsRoutes(router, { auth, definitions: new DefinitionsCache(flags, cohorts, groups) });
   addFlagActivityRoutes(router, { auth, flags, activity });
-  const subjectSources = {
-    persons: new PersonReader(dbs),
-    groups: new GroupReader(dbs),
-    overrides: new HashKeyOverrideStore(dbs),
-    cohorts,
-  };
   addFlagEvaluationViewRoutes(router, {
     auth,
     flags,
-    projects: new ProjectFlagsCache({ flags, cohorts, groups: subjectSources.groups }),
-    sources: subjectSources,
+    projects: new ProjectFlagsCache({ flags, cohorts, groups }),
+    sources: { persons, groups, overrides: services.overrides, cohorts },
   });
   addFlagRoleAccessRoutes(router, { auth, flags, rbac, editPermission });
   addFlagUsageDashboardRoutes(router, { auth, flags, editPermission });
-  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => processor?.blastRadius(query) });
+  addFlagBlastRadiusRoutes(router, { auth, blastRadius: (query) => pipeline?.processor?.blastRadius(query) });
   addDashboardsApiRoutes(router, {
     auth,
     dashboards,
-    rollups: new UsageRollupReader(dbs),
+    rollups: services.rollups,
     linkSecret: linkSecret(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
@@ -190,7 +163,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: (req) => handle(router, metrics, log, storeWrites, req),
+      handler: requestHandler({ router, metrics, log, storeWrites, reserve }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
       tooLarge: (req) => {
@@ -221,7 +194,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     port = await backend.listen(config.host, config.port);
   } catch (err) {
     await backend.close();
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     throw err;
   }
   const backendName = backend.name === 'uws' ? 'uWebSockets.js (native)' : 'node:http';
@@ -243,85 +216,23 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
-  const livePool = new IngestPool({
-    pool: workerPool,
-    maxDecompressedBytes,
-    batchWindowMs: config.batchWindowMs,
-    maxBytesInFlight: config.maxCaptureBytesInFlight,
+  const livePipeline = await IngestPipeline.start({
+    config,
+    dbs,
     auth,
-    commit: async (block) => {
-      // Handed to the processor before the commit, so that it is there before the commit is
-      // visible: a busy processor would otherwise often read it back first.
-      try {
-        await writer.append(block, (key) => processor?.handOff(key, block));
-      } catch (err) {
-        metrics.storeWriteFailures.inc();
-        const reason = await commitFailureReason(err);
-        storeWrites.failed(reason);
-        throw storeUnavailableError(reason);
-      }
-      storeWrites.succeeded();
-      processor?.notify();
-    },
-    refusal: () => {
-      const down = storeWrites.unavailable;
-      return down ? storeUnavailableError(down.reason) : undefined;
-    },
-    admission: () => {
-      // Bounded processing lag: from a quarter of the backlog limit capture runs one task at a
-      // time (about one worker's pace, which the processor matches, so no core idles), past the
-      // limit none, until the processor catches up (it reports every batch).
-      const p = processor;
-      if (config.maxPersonBacklog === 0 || p === undefined || processorCrashed || processorRetrying) return Infinity;
-      const backlog = p.backlogAtStart + acceptedSinceStart - p.processed;
-      return backlog > config.maxPersonBacklog ? 0 : backlog > config.maxPersonBacklog / 4 ? 1 : Infinity;
-    },
-    onHeld: () => metrics.captureHeldForPersons.inc(),
-    onStats: (s) => {
-      metrics.recordIngest(s);
-      acceptedSinceStart += s.accepted;
-      if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
-        log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
-      }
-    },
+    workerPool,
+    maxDecompressedBytes,
+    storeWrites,
+    reserve,
+    metrics,
+    log,
   });
   const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
-    queueDepth: livePool.queueDepth + liveFlagsPool.queueDepth,
+    queueDepth: livePipeline.capture.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
   }));
-  const liveProcessor = await PersonProcessorThread.start(
-    { dataDir: config.dataDir, sync: config.sync, retentionDays: config.retentionDays },
-    {
-      onBatch: (r) => {
-        processorRetrying = false;
-        for (const [outcome, n] of Object.entries(r.outcomes)) metrics.personEventsProcessed.inc({ outcome }, n);
-        for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
-        metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
-        metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
-        for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
-        for (const b of r.unreadable)
-          log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');
-        livePool.resume();
-      },
-      onRetry: (error, delayMs) => {
-        log.error({ error, retry_in_ms: delayMs }, 'person processor: the store refused a batch; trying it again');
-        // Capture goes on meanwhile (its events are in the log, and will be processed): held
-        // for a processor that cannot write, requests would wait as long as the disk stays full.
-        processorRetrying = true;
-        livePool.resume();
-      },
-      onPruned: (blocks) => metrics.eventBlocksPruned.inc(blocks),
-      onPruneFailed: (error) => log.warn({ error }, 'removing expired events failed; trying again in a minute'),
-      onCrash: (error) => {
-        log.error({ error }, 'person processor crashed');
-        // Capture never waits for a processor that is gone.
-        processorCrashed = true;
-        livePool.resume();
-      },
-    },
-  );
-  metrics.setPersonBacklogProbe(() => Math.max(0, liveProcessor.backlogAtStart + acceptedSinceStart - liveProcessor.processed));
+  metrics.setPersonBacklogProbe(() => livePipeline.personBacklog);
   metrics.setStoreProbe(() => storeUsage(dbs, `${config.dataDir}/${STORE_FILE}`));
   const pongs = await workerPool.ready();
   const notReniced = pongs.find((p) => !p.nice.ok);
@@ -331,8 +242,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       "worker threads run at the daemon's priority: could not lower it",
     );
   }
-  processor = liveProcessor;
-  pool = livePool;
+  pipeline = livePipeline;
+  pool = livePipeline.capture;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
@@ -359,13 +270,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     pool = undefined;
     flagsPool = undefined;
     scanPool = undefined;
-    livePool.close();
+    livePipeline.closeCapture();
     await workerPool.close();
-    processor = undefined;
-    await liveProcessor.stop();
+    pipeline = undefined;
+    await livePipeline.stop();
     await backend.close();
     await closeStore(dbs);
-    process.off('unhandledRejection', onRejection);
+    storeWatch.release();
     await dataDirLock.release();
     threadCpu.close();
     log.info({ ms: Date.now() - started }, 'stopped');
@@ -374,80 +285,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   return { port, backend: backend.name, stop };
 }
 
-/**
- * Routes one request and counts its answer. Synchronous handlers are answered in the same call
- * (no promise, no microtask: the 304 path of flag definitions is bound by this thread).
- */
-function handle(
-  router: Router,
-  metrics: Metrics,
-  log: Logger,
-  storeWrites: WriteAvailability,
-  req: HttpRequest,
-): HttpResponse | Promise<HttpResponse> {
-  let route = 'unmatched';
-  let out: HttpResponse | Promise<HttpResponse>;
-  const failed = (err: unknown): HttpResponse => {
-    if (!isTransientStoreError(err)) return unhandled(log, req, err);
-    // A management write the store refused (a full disk): 503, as capture answers, and
-    // /_readyz says so until a write commits again.
-    metrics.storeWriteFailures.inc();
-    storeWrites.failed(storeErrorText(err));
-    return errorResponse(storeUnavailableError(storeErrorText(err)));
-  };
-  try {
-    const matched = router.match(req);
-    route = matched.name;
-    out = matched.run();
-  } catch (err) {
-    return counted(metrics, route, req, failed(err));
-  }
-  if (!(out instanceof Promise)) return counted(metrics, route, req, out);
-  return out.then(
-    (res) => counted(metrics, route, req, res),
-    (err: unknown) => counted(metrics, route, req, failed(err)),
-  );
-}
-
-/** Store writes are watched from the first refusal until a write, or a probe every second, commits. */
-function watchStoreWrites(dbs: StoreDatabases, metrics: Metrics, log: Logger): WriteAvailability {
-  return new WriteAvailability({
-    probe: () => dbs.meta.put(STORE_PROBE_KEY, Date.now()),
-    describe: async (err) => {
-      metrics.storeWriteFailures.inc();
-      return commitFailureReason(err);
-    },
-    intervalMs: STORE_PROBE_INTERVAL_MS,
-    onUnavailable: (reason) => {
-      metrics.storeWritable.set(0);
-      log.error({ reason }, 'the store refuses writes: capture answers 503 until a write commits again (tried every second)');
-    },
-    onAvailable: (ms) => {
-      metrics.storeWritable.set(1);
-      log.info({ unavailable_ms: ms }, 'the store takes writes again: capture resumed');
-    },
-  });
-}
-
-/** The meta key the probe rewrites while the store refuses writes. */
-const STORE_PROBE_KEY = 'store:last-probe';
-const STORE_PROBE_INTERVAL_MS = 1000;
-
-function counted(metrics: Metrics, route: string, req: HttpRequest, res: HttpResponse): HttpResponse {
-  metrics.countRequest(route, req.method, res.status);
-  if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
-  return res;
-}
-
-function unhandled(log: Logger, req: HttpRequest, err: unknown): HttpResponse {
-  return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
-}
-
 async function closeStore(dbs: StoreDatabases): Promise<void> {
   await dbs.root.flushed;
   await dbs.root.close();
-}
-
-function storeUnavailableError(reason: string): HedgerowError {
-  return catalogueError('HR_STORE_UNAVAILABLE', { reason });
 }

@@ -232,6 +232,7 @@ function resolveConfig(c: Config): Config {
     maxPropertyValues: c.maxPropertyValues,
     flagsTimeoutMs: c.flagsTimeoutMs,
     retentionDays: c.retentionDays,
+    minFreeDiskBytes: c.minFreeDiskBytes,
     bootstrap,
   };
 }

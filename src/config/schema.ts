@@ -45,6 +45,8 @@ export interface Config {
   readonly flagsTimeoutMs: number;
   /** 0: keep every event; fractions allowed. */
   readonly retentionDays: number;
+  /** 0: no reserve. */
+  readonly minFreeDiskBytes: number;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -234,6 +236,13 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     { type: 'number', minimum: 0, maximum: 36500 },
     'a number of days between 0 and 36500 (0.25 is six hours)',
     'Events received more than this many days ago (fractions allowed) are removed from the event log once persons have been applied from them; 0 keeps every event. Persons, groups, flags and usage rollups stay.',
+  ),
+  setting(
+    'minFreeDiskBytes',
+    'integer',
+    int(0, 2 ** 50),
+    'an integer between 0 and 1125899906842624',
+    "Free space kept on the data directory's disk: below it capture answers 503 and /_readyz says why, so that the store never fills the disk (0: no reserve). The disk holds that much less data.",
   ),
   setting(
     'bootstrap.projectApiKey',

@@ -8,6 +8,8 @@
  * bytes) or from a bug: the same write would meet them again.
  */
 
+import { catalogueError, type HedgerowError } from '../errors.js';
+
 const MDB_MAP_FULL = -30792;
 
 /** A write refused for a reason of the moment: the same write may succeed later. */
@@ -60,4 +62,9 @@ export async function commitFailureReason(err: unknown, waitMs = 100): Promise<s
 export function storeErrorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.replace(/:.*$/s, '');
+}
+
+/** What a write the store refused, or the free-space reserve held back, is answered: 503 `store_unavailable`. */
+export function storeUnavailableError(reason: string): HedgerowError {
+  return catalogueError('HR_STORE_UNAVAILABLE', { reason });
 }

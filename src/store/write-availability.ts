@@ -4,6 +4,10 @@
  * decoding requests whose commit would fail too, and `/_readyz` says why. While it is
  * unavailable a small probe write is tried every `intervalMs`; the first that commits, or any
  * other write that does, makes it available again, without a restart.
+ *
+ * With a free-space reserve (`shortfall`), a disk with less free than the reserve makes the store
+ * unavailable too, before any write is refused: `check()` looks, and while the disk stays short
+ * the periodic look is the free space, not a probe write, and no commit ends it.
  */
 
 export interface Unavailability {
@@ -19,6 +23,8 @@ export interface WriteAvailabilityOptions {
   /** Why a probe failed, in words. */
   describe: (err: unknown) => Promise<string> | string;
   intervalMs: number;
+  /** Why writes must wait for free space (the reserve, store/disk-reserve.ts), or undefined. */
+  shortfall?: () => string | undefined;
   onUnavailable: (reason: string) => void;
   onAvailable: (unavailableMs: number) => void;
 }
@@ -32,6 +38,13 @@ export class WriteAvailability {
 
   /** Set while writes are refused. */
   get unavailable(): Readonly<Unavailability> | undefined {
+    return this.down;
+  }
+
+  /** Whether writes are refused now, the free-space reserve included: set while they are. */
+  check(): Readonly<Unavailability> | undefined {
+    const short = this.opts.shortfall?.();
+    if (short !== undefined) this.failed(short);
     return this.down;
   }
 
@@ -50,6 +63,12 @@ export class WriteAvailability {
   succeeded(): void {
     const down = this.down;
     if (!down) return;
+    // A write that passed the reserve before the disk got short does not end the wait for space.
+    const short = this.opts.shortfall?.();
+    if (short !== undefined) {
+      down.reason = short;
+      return;
+    }
     this.down = undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -70,6 +89,14 @@ export class WriteAvailability {
   }
 
   private async runProbe(): Promise<void> {
+    const short = this.opts.shortfall?.();
+    if (short !== undefined) {
+      // No write while the disk is short: the free space is what is looked at.
+      this.timer = undefined;
+      if (this.down) this.down.reason = short;
+      this.scheduleProbe();
+      return;
+    }
     try {
       await this.opts.probe();
       this.timer = undefined;

@@ -1,9 +1,11 @@
 /**
  * A full disk under capture load. The data directory is on a small tmpfs, nearly filled by a
- * ballast file; three clients send /batch/ until commits fail. The daemon must not exit: capture
- * answers 503 `store_unavailable` (SDKs retry), `/_readyz` says why, `/flags` and reads go on,
- * and once the ballast is gone capture resumes by itself. Every acknowledged event is in the log
- * afterwards. Needs to mount a tmpfs (root): skipped where that is not allowed.
+ * ballast file; three clients send /batch/ until the free-space reserve (2 MiB here) refuses
+ * their commits. The daemon must not exit: capture answers 503 `store_unavailable` (SDKs retry),
+ * `/_readyz` says why (the reserve and the free bytes), `/flags` and reads go on, a management
+ * write on a disk with no byte left is refused before it reaches LMDB, and once the ballast is
+ * gone capture resumes by itself. Every acknowledged event is in the log afterwards. Needs to
+ * mount a tmpfs (root): skipped where that is not allowed.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
 import { cleanupDaemons, exportEvents, startDaemon } from '../helpers/daemon.js';
-import { metricSample, postJson, send, type Reply } from '../helpers/http.js';
+import { metricSample, postJson, send, waitForPersons, type Reply } from '../helpers/http.js';
 
 const mountPoint = mkdtempSync(path.join(os.tmpdir(), 'hedgerow-full-disk-'));
 let mounted = false;
@@ -30,6 +32,8 @@ afterAll(async () => {
   rmSync(mountPoint, { recursive: true, force: true });
 });
 
+const RESERVE = 2 * 1024 * 1024;
+
 const freeBytes = (): number => {
   const s = statfsSync(mountPoint);
   return s.bavail * s.bsize;
@@ -37,9 +41,13 @@ const freeBytes = (): number => {
 
 describe('a full disk', () => {
   it.skipIf(!mounted)(
-    'answers 503 while commits fail, keeps serving, and resumes capture when space returns',
+    'answers 503 once the disk is short of the reserve, keeps serving, and resumes capture when space returns',
     async () => {
-      const d = await startDaemon({ backend: 'uws', dataDir: path.join(mountPoint, 'data') });
+      const d = await startDaemon({
+        backend: 'uws',
+        dataDir: path.join(mountPoint, 'data'),
+        env: { HEDGEROW_MIN_FREE_DISK_BYTES: String(RESERVE) },
+      });
       const ballast = path.join(mountPoint, 'ballast');
       writeFileSync(ballast, Buffer.alloc(Math.max(0, freeBytes() - 3 * 1024 * 1024)));
 
@@ -89,11 +97,26 @@ describe('a full disk', () => {
       const ready = await send(d, '/_readyz');
       expect(ready.status).toBe(503);
       expect(ready.json).toMatchObject({ status: 'store_unavailable' });
-      expect((ready.json as { detail: string }).detail).toMatch(/^the store refuses writes: /);
+      // The reserve refused, not LMDB: the disk still has room.
+      const detail = (ready.json as { detail: string }).detail;
+      const short =
+        /^the store refuses writes: the data directory's disk has (\d+) bytes free, less than HEDGEROW_MIN_FREE_DISK_BYTES \(2097152\)$/.exec(
+          detail,
+        );
+      expect(short, detail).not.toBeNull();
+      expect(Number(short?.[1])).toBeGreaterThan(0);
+      expect(Number(short?.[1])).toBeLessThan(RESERVE);
+      expect(freeBytes()).toBeGreaterThan(RESERVE / 2);
+      expect((refusal.json as { detail: string }).detail).toContain('less than HEDGEROW_MIN_FREE_DISK_BYTES (2097152)');
+      const down = d.records().find((r) => r.level === 'error' && r.msg?.startsWith('the store refuses writes'));
+      expect(down?.['reason']).toMatch(/^the data directory's disk has \d+ bytes free, less than HEDGEROW_MIN_FREE_DISK_BYTES/);
+      expect(d.records().some((r) => /No space left/.test(JSON.stringify(r)))).toBe(false);
       const flags = await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: 'user-1' });
       expect(flags.status).toBe(200);
       expect(flags.json).toMatchObject({ errorsWhileComputingFlags: false });
-      // The last bytes go too, so that a management write cannot find room either.
+      // The last bytes go too (once the processor has applied what was acknowledged): a
+      // management write is refused before it reaches LMDB, which has no byte left to write.
+      await waitForPersons(d);
       const rest = path.join(mountPoint, 'ballast-rest');
       writeFileSync(rest, Buffer.alloc(freeBytes()));
       const api = apiClient(d, d.personalKey);
@@ -114,6 +137,7 @@ describe('a full disk', () => {
       });
       expect(write.status, write.text).toBe(503);
       expect(write.json).toMatchObject({ type: 'server_error', code: 'store_unavailable' });
+      expect((write.json as { detail: string }).detail).toContain('less than half of HEDGEROW_MIN_FREE_DISK_BYTES (1048576)');
       const metrics = (await send(d, '/metrics')).text;
       expect(metricSample(metrics, 'hedgerow_store_writable')).toBe(0);
       expect(metricSample(metrics, 'hedgerow_store_write_failures_total')).toBeGreaterThan(0);

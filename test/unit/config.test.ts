@@ -78,6 +78,7 @@ describe('loadConfig', () => {
       HEDGEROW_MAX_PROPERTY_VALUES: '10',
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
       HEDGEROW_RETENTION_DAYS: '30',
+      HEDGEROW_MIN_FREE_DISK_BYTES: '0',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -102,6 +103,7 @@ describe('loadConfig', () => {
       maxPropertyValues: 10,
       flagsTimeoutMs: 250,
       retentionDays: 30,
+      minFreeDiskBytes: 0,
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -143,6 +145,7 @@ describe('loadConfig', () => {
           maxPropertyValues: 1000,
           flagsTimeoutMs: 2000,
           retentionDays: 0,
+          minFreeDiskBytes: 104857600,
           prot: 1,
         }),
       }),

@@ -1,0 +1,72 @@
+/**
+ * Runs one request through the router and counts its answer. A management write waits while the
+ * disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a full
+ * disk) is answered 503, as capture answers it, and marks the store unavailable until a write
+ * commits again; any other thrown error is logged and answered 500.
+ */
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { DiskReserve } from '../store/disk-reserve.js';
+import { isTransientStoreError, storeErrorText, storeUnavailableError } from '../store/store-errors.js';
+import type { WriteAvailability } from '../store/write-availability.js';
+import { errorResponse, toErrorResponse } from './respond.js';
+import type { Router } from './router.js';
+import type { HttpRequest, HttpResponse } from './types.js';
+
+export interface RequestHandlerDeps {
+  readonly router: Router;
+  readonly metrics: Metrics;
+  readonly log: Logger;
+  readonly storeWrites: WriteAvailability;
+  readonly reserve: DiskReserve;
+}
+
+/** Methods that never write: every other request to the management API may. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Synchronous handlers are answered in the same call (no promise, no microtask: the 304 path of
+ * flag definitions is bound by this thread).
+ */
+export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => HttpResponse | Promise<HttpResponse> {
+  const { router, metrics, log, storeWrites, reserve } = deps;
+  const refused = (reason: string): HttpResponse => {
+    metrics.storeWriteFailures.inc();
+    storeWrites.failed(reason);
+    return errorResponse(storeUnavailableError(reason));
+  };
+  const failed = (req: HttpRequest, err: unknown): HttpResponse => {
+    if (!isTransientStoreError(err)) {
+      return toErrorResponse(err, (e) => log.error({ err: e, method: req.method, path: req.path }, 'unhandled error'));
+    }
+    // A management write the store refused (a full disk): 503, as capture answers, and
+    // /_readyz says so until a write commits again.
+    return refused(storeErrorText(err));
+  };
+  const counted = (route: string, req: HttpRequest, res: HttpResponse): HttpResponse => {
+    metrics.countRequest(route, req.method, res.status);
+    if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
+    return res;
+  };
+  return (req) => {
+    let route = 'unmatched';
+    let out: HttpResponse | Promise<HttpResponse>;
+    try {
+      const matched = router.match(req);
+      route = matched.name;
+      if (route.startsWith('api:') && !READ_METHODS.has(req.method)) {
+        // A management write keeps half the reserve free (store/disk-reserve.ts says why half).
+        const short = reserve.shortfall('management', 0);
+        if (short !== undefined) return counted(route, req, refused(short));
+      }
+      out = matched.run();
+    } catch (err) {
+      return counted(route, req, failed(req, err));
+    }
+    if (!(out instanceof Promise)) return counted(route, req, out);
+    return out.then(
+      (res) => counted(route, req, res),
+      (err: unknown) => counted(route, req, failed(req, err)),
+    );
+  };
+}
