@@ -323,6 +323,7 @@ function plot(samples: Sample[], o: { minutes: number; rate: number; flagsRate: 
   const y = (v: number) => H - bottom - (v / maxY) * (H - top - bottom);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
+    `<title>Soak samples: resident, anonymous and file-backed memory and the data file, in MiB over minutes</title>`,
     `<rect width="${W}" height="${H}" fill="white"/>`,
     `<text x="${left}" y="20" font-size="14">Soak: ${o.rate} events/s, ${o.flagsRate} /flags/s, retention ${o.retentionMinutes} min (MiB over minutes)</text>`,
     `<line x1="${left}" y1="${H - bottom}" x2="${W - right}" y2="${H - bottom}" stroke="black"/>`,
