@@ -23,7 +23,7 @@ describe('retention', () => {
     const d = await startDaemon({ backend: 'uws' });
     const file = path.join(d.dataDir, 'hedgerow.mdb');
     const sizes: number[] = [];
-    for (let cycle = 0; cycle < 8; cycle++) {
+    for (let cycle = 0; cycle < 6; cycle++) {
       const sends = [];
       for (let b = 0; b < 40; b++) {
         const batch = Array.from({ length: 50 }, (_, i) => ({
@@ -42,7 +42,7 @@ describe('retention', () => {
       expect([prune.code, prune.stderr]).toEqual([0, '']);
       expect(prune.stdout).toMatch(/^removed 2000 events \(\d+ blocks\) received before \S+\n$/);
     }
-    // Each cycle writes ~4 MB of events: kept, eight cycles would make a file eight times the first.
+    // Each cycle writes ~4 MB of events: kept, six cycles would make a file six times the first.
     // Pruned, later cycles reuse the freed pages; the file grows only while a reader (a request
     // in flight during a refill) still holds pages freed after it began (measured 2026-11-28:
     // 4.2, 4.3, 6.7, 6.7, 6.7, 7.0, then 7.0 MB for six more cycles). A bound well under the kept size
