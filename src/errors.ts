@@ -664,8 +664,8 @@ export const ERRORS = Object.freeze({
   // Capture on the main thread met a bug, or a pool worker failed a capture task (SDKs retry a 503).
   HR_CAPTURE_GROUP_FAILED: entry(503, 'server_error', 'server_error', 'capture failed: {reason}'),
   HR_CAPTURE_WORKER_FAILED: entry(503, 'server_error', 'server_error', 'worker failed: {reason}'),
-  // The store refuses writes (src/daemon.ts); the reason is the store's error in words, or the
-  // free-space reserve's (src/store/disk-reserve.ts).
+  // The store refuses writes (src/ingest/ingest-pipeline.ts, src/http/handle-request.ts); the
+  // reason is the store's error in words, or the free-space reserve's (src/store/disk-reserve.ts).
   HR_STORE_UNAVAILABLE: entry(
     503,
     'server_error',

@@ -1,7 +1,8 @@
 /**
  * Deployment commands for systemd:
  * - `hedgerow wait-ready [--timeout S]`: polls the configured address's `/_readyz` until it
- *   answers 200 (exit 0) or the time is up (exit 1); the unit's `ExecStartPost` (see
+ *   answers 200, or 503 `store_unavailable` (up, but refusing writes: a warning), with exit 0, or
+ *   the time is up (exit 1); the unit's `ExecStartPost` (see
  *   src/service/systemd-unit.ts for why this instead of sd_notify).
  * - `hedgerow install-service`: puts the executable, the unit and (when absent) the environment
  *   file in place, then says which two `systemctl` commands start it.
@@ -40,6 +41,14 @@ export function addServiceCommands(program: Command): void {
       try {
         const res = await fetch(url, { signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
         if (res.status === 200) return;
+        // Started, but refusing writes (a disk under HEDGEROW_MIN_FREE_DISK_BYTES, or full): it
+        // serves /flags and reads, and takes captures again by itself once there is room, so the
+        // unit counts as started rather than failing and restarting in a loop.
+        const body = (await res.json().catch(() => ({}))) as { status?: string; detail?: string };
+        if (res.status === 503 && body.status === 'store_unavailable') {
+          process.stderr.write(`hedgerow: warning: the daemon is up but ${body.detail ?? 'refuses writes'}\n`);
+          return;
+        }
         last = `status ${res.status}`;
       } catch (err) {
         last = err instanceof Error ? err.message : String(err);

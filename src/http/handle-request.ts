@@ -23,6 +23,8 @@ export interface RequestHandlerDeps {
 
 /** Methods that never write: every other request to the management API may. */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Management routes whose POST only reads (a count), or is refused whatever the disk. */
+const READ_ONLY_POSTS = new Set(['api:feature_flags_user_blast_radius', 'api:persons']);
 
 /**
  * Synchronous handlers are answered in the same call (no promise, no microtask: the 304 path of
@@ -54,10 +56,14 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
     try {
       const matched = router.match(req);
       route = matched.name;
-      if (route.startsWith('api:') && !READ_METHODS.has(req.method)) {
+      if (route.startsWith('api:') && !READ_METHODS.has(req.method) && !READ_ONLY_POSTS.has(route)) {
         // A management write keeps half the reserve free (store/disk-reserve.ts says why half).
+        // It does not mark the store unavailable: capture has its own look at the reserve.
         const short = reserve.shortfall('management', 0);
-        if (short !== undefined) return counted(route, req, refused(short));
+        if (short !== undefined) {
+          metrics.storeWriteFailures.inc();
+          return counted(route, req, errorResponse(storeUnavailableError(short)));
+        }
       }
       out = matched.run();
     } catch (err) {

@@ -37,23 +37,25 @@ export interface DiskReserveOptions {
 }
 
 export class DiskReserve {
-  private free = 0;
+  private free = Infinity;
   private lookedAt = -Infinity;
 
   constructor(private readonly opts: DiskReserveOptions) {}
 
   /**
    * Why a write of `user` must wait now, or undefined, from a look at the disk at most `maxAgeMs`
-   * old (a `statfs` takes ~8 µs); a filesystem that cannot say is not held against the write.
+   * old (a `statfs` takes ~8 µs); when `statfs` fails the last look stands (before any, the
+   * write is not held).
    */
   shortfall(user: ReserveUser = 'capture', maxAgeMs = 100): string | undefined {
     if (this.opts.minFreeBytes <= 0) return undefined;
-    const now = (this.opts.now ?? Date.now)();
-    if (now - this.lookedAt >= maxAgeMs) {
+    // A monotonic clock: a wall clock stepped back would freeze the last look.
+    const now = (this.opts.now ?? performance.now.bind(performance))();
+    if (now - this.lookedAt >= maxAgeMs || now < this.lookedAt) {
       try {
         this.free = (this.opts.freeBytes ?? freeBytesOf)(this.opts.dir);
       } catch {
-        this.free = Infinity;
+        // A filesystem that cannot say keeps the last look (none yet: not held against writes).
       }
       this.lookedAt = now;
     }

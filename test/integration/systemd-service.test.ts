@@ -82,6 +82,23 @@ describe('systemd unit', () => {
     expect(closed.stderr).toContain(`http://127.0.0.1:${d.port}/_readyz was not ready within 0.5 s`);
   });
 
+  it('wait-ready counts a daemon that is up but refusing writes (a disk under the reserve) as started, with a warning', async () => {
+    // A reserve no disk here can meet: the daemon starts short of space.
+    const d = await startDaemon({ backend: 'uws', env: { HEDGEROW_MIN_FREE_DISK_BYTES: String(2 ** 50) } });
+    const readyz = await send(d, '/_readyz');
+    expect([readyz.status, (readyz.json as { status: string }).status]).toEqual([503, 'store_unavailable']);
+    const ready = await runCli(['wait-ready', '--host', '127.0.0.1', '--port', String(d.port), '--timeout', '10']);
+    expect(ready.code).toBe(0);
+    expect(ready.stderr).toMatch(
+      /^hedgerow: warning: the daemon is up but the store refuses writes: the data directory's disk has \d+ bytes free/,
+    );
+    // It serves what does not write.
+    expect(
+      (await send(d, '/flags/?v=2', { method: 'POST', body: JSON.stringify({ api_key: d.projectKey, distinct_id: 'x' }) })).status,
+    ).toBe(200);
+    await d.stop();
+  });
+
   it('SIGHUP rereads --env-file and changes the log level without dropping the daemon', async () => {
     const envFile = path.join(makeTempDir('hedgerow-env-'), 'hedgerow.env');
     writeFileSync(envFile, 'HEDGEROW_LOG_LEVEL=info\n');

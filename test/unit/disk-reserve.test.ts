@@ -75,6 +75,27 @@ describe('DiskReserve', () => {
     });
     expect(off.shortfall()).toBeUndefined();
   });
+
+  it('keeps its last look when the disk cannot say, and looks again when the clock goes back', () => {
+    let now = 1000;
+    let answer: number | Error = 50;
+    const reserve = new DiskReserve({
+      dir: '/data',
+      minFreeBytes: 100,
+      now: () => now,
+      freeBytes: () => {
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+    });
+    expect(reserve.shortfall('capture', 0)).toMatch(/has 50 bytes free/);
+    answer = new Error('EIO');
+    now += 10;
+    expect(reserve.shortfall('capture', 0)).toMatch(/has 50 bytes free/);
+    answer = 500;
+    now -= 5_000; // a clock stepped back: the look is not frozen
+    expect(reserve.shortfall('capture', 100)).toBeUndefined();
+  });
 });
 
 describe('WriteAvailability with a reserve', () => {
