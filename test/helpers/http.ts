@@ -4,6 +4,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import type { DaemonHandle } from './daemon.js';
 
@@ -49,6 +50,37 @@ export function postJson(
   headers: Record<string, string> = {},
 ): Promise<Reply> {
   return send(d, path, { body: JSON.stringify(value), headers: { 'content-type': 'application/json', ...headers } });
+}
+
+export interface ConnectionAnswer {
+  status: number;
+  text: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/**
+ * One request on a connection of its own, to 127.0.0.1:`port` (so that requests spread over a
+ * uWS daemon's listening threads, which fetch's pooled connections would not).
+ */
+export function onNewConnection(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Uint8Array,
+): Promise<ConnectionAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 export const OK = { status: 1 } as const;

@@ -10,36 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
 import { cleanupDaemons, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { freePort } from '../helpers/free-port.js';
-import { eventsOf, metricSample, OK, postJson, send, uniqueId } from '../helpers/http.js';
+import { type ConnectionAnswer, eventsOf, metricSample, OK, onNewConnection, postJson, send, uniqueId } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
-interface Answer {
-  status: number;
-  text: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** One request on a connection of its own (so that requests spread over the listening threads). */
-function onNewConnection(port: number, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const postOnNewConnection = (port: number, path: string, body: unknown): Promise<Answer> =>
+const postOnNewConnection = (port: number, path: string, body: unknown): Promise<ConnectionAnswer> =>
   onNewConnection(port, 'POST', path, { 'content-type': 'application/json' }, JSON.stringify(body));
 
-const getOnNewConnection = (port: number, path: string, headers: Record<string, string>): Promise<Answer> =>
+const getOnNewConnection = (port: number, path: string, headers: Record<string, string>): Promise<ConnectionAnswer> =>
   onNewConnection(port, 'GET', path, headers);
 
 describe('uWS front-end threads on a port given by number', () => {
@@ -107,7 +85,7 @@ describe('uWS front-end threads on a port given by number', () => {
     const answers = await Promise.all(
       [0, 1, 2, 3].map(
         () =>
-          new Promise<Answer>((resolve, reject) => {
+          new Promise<ConnectionAnswer>((resolve, reject) => {
             const req = http.request(
               {
                 host: '127.0.0.1',

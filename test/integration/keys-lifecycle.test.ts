@@ -7,35 +7,14 @@
  * a front-end thread). The daemon runs uWS in two threads on a port given by number, and every
  * request goes on a connection of its own, so they spread over the threads.
  */
-import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, createUser } from '../helpers/api.js';
 import { cleanupDaemons, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { freePort } from '../helpers/free-port.js';
+import { type ConnectionAnswer, onNewConnection } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
-
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/** One request on a connection of its own (so that requests spread over the listening threads). */
-function request(port: number, method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, path, method, agent: false, headers: { ...headers, connection: 'close' } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const ROUNDS = 8;
@@ -58,16 +37,16 @@ describe('personal API keys and project tokens: life cycle, refused at once by e
   async function personalKeyStatuses(key: string): Promise<Record<string, number[]>> {
     const bearer = { authorization: `Bearer ${key}` };
     const times = <T>(f: () => Promise<T>) => Promise.all(Array.from({ length: ROUNDS }, f));
-    const statuses = async (f: () => Promise<Answer>) => [...new Set((await times(f)).map((a) => a.status))].sort();
+    const statuses = async (f: () => Promise<ConnectionAnswer>) => [...new Set((await times(f)).map((a) => a.status))].sort();
     const event = (i: string) => JSON.stringify({ api_key: key, project_id: 1, batch: [{ event: 'k', distinct_id: i }] });
     return {
-      management: await statuses(() => request(d.port, 'GET', '/api/projects/1/feature_flags/', bearer)),
-      definitions: await statuses(() => request(d.port, 'GET', `/flags/definitions?token=${d.projectKey}`, bearer)),
-      legacyDefinitions: await statuses(() => request(d.port, 'GET', `/api/feature_flag/local_evaluation?token=${d.projectKey}`, bearer)),
-      capture: await statuses(() => request(d.port, 'POST', '/batch/', JSON_TYPE, event('small'))),
+      management: await statuses(() => onNewConnection(d.port, 'GET', '/api/projects/1/feature_flags/', bearer)),
+      definitions: await statuses(() => onNewConnection(d.port, 'GET', `/flags/definitions?token=${d.projectKey}`, bearer)),
+      legacyDefinitions: await statuses(() => onNewConnection(d.port, 'GET', `/api/feature_flag/local_evaluation?token=${d.projectKey}`, bearer)),
+      capture: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', JSON_TYPE, event('small'))),
       // gzip is decoded in a pool worker, never on the main thread.
       capturePool: await statuses(() =>
-        request(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event('pooled'))),
+        onNewConnection(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event('pooled'))),
       ),
     };
   }
@@ -75,16 +54,16 @@ describe('personal API keys and project tokens: life cycle, refused at once by e
   /** Capture and /flags with a project token, in the threads, on the main thread and in the pool. */
   async function projectTokenStatuses(token: string): Promise<Record<string, number[]>> {
     const times = <T>(f: () => Promise<T>) => Promise.all(Array.from({ length: ROUNDS }, f));
-    const statuses = async (f: () => Promise<Answer>) => [...new Set((await times(f)).map((a) => a.status))].sort();
+    const statuses = async (f: () => Promise<ConnectionAnswer>) => [...new Set((await times(f)).map((a) => a.status))].sort();
     const event = JSON.stringify({ api_key: token, batch: [{ event: 'k', distinct_id: 'token-user' }] });
     // Decodes to ~200 KB: more than a front-end thread decodes, so the pool answers it.
     const bigFlags = gzipSync(JSON.stringify({ token, distinct_id: 'big', person_properties: { blob: 'x'.repeat(200_000) } }));
     return {
-      flags: await statuses(() => request(d.port, 'POST', '/flags/?v=2', JSON_TYPE, JSON.stringify({ token, distinct_id: 'u' }))),
-      flagsPool: await statuses(() => request(d.port, 'POST', '/flags/?v=2', { ...JSON_TYPE, 'content-encoding': 'gzip' }, bigFlags)),
-      capture: await statuses(() => request(d.port, 'POST', '/batch/', JSON_TYPE, event)),
-      capturePool: await statuses(() => request(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event))),
-      remoteConfig: await statuses(() => request(d.port, 'GET', `/array/${token}/config`, {})),
+      flags: await statuses(() => onNewConnection(d.port, 'POST', '/flags/?v=2', JSON_TYPE, JSON.stringify({ token, distinct_id: 'u' }))),
+      flagsPool: await statuses(() => onNewConnection(d.port, 'POST', '/flags/?v=2', { ...JSON_TYPE, 'content-encoding': 'gzip' }, bigFlags)),
+      capture: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', JSON_TYPE, event)),
+      capturePool: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event))),
+      remoteConfig: await statuses(() => onNewConnection(d.port, 'GET', `/array/${token}/config`, {})),
     };
   }
 
@@ -292,7 +271,7 @@ describe('personal API keys and project tokens: life cycle, refused at once by e
     });
     expect(await projectTokenStatuses(project.api_token)).toEqual(okStatuses);
     // Flag definitions name the project by token too.
-    const defs = await request(d.port, 'GET', `/flags/definitions?token=${old}`, { authorization: `Bearer ${d.personalKey}` });
+    const defs = await onNewConnection(d.port, 'GET', `/flags/definitions?token=${old}`, { authorization: `Bearer ${d.personalKey}` });
     expect(defs.status).toBe(401);
 
     // The CLI resets it again; the token the API gave is refused in turn.

@@ -12,18 +12,18 @@
  * event: the page sets `opt_out_useragent_filter`, as any test of posthog-js in headless Chromium
  * must.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.js';
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
 import { BACKENDS, cleanupDaemons, REPO_ROOT, useDaemon } from '../helpers/daemon.js';
 import { eventsOf, uniqueId, waitForPersons, type ApiEvent } from '../helpers/http.js';
 
-const CHROMIUM = process.env.HEDGEROW_CHROMIUM ?? '/usr/bin/chromium';
 /** Another unpacked posthog-js package (`npm pack posthog-js@1.449.2`, then `tar xzf`: `package/`) to run instead. */
 const POSTHOG_JS_DIR = process.env.HEDGEROW_POSTHOG_JS_DIR ?? path.join(REPO_ROOT, 'node_modules/posthog-js');
 const POSTHOG_JS_VERSION = (JSON.parse(readFileSync(path.join(POSTHOG_JS_DIR, 'package.json'), 'utf8')) as { version: string }).version;
@@ -120,22 +120,7 @@ async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean): P
 
 let browser: Browser | undefined;
 beforeAll(async () => {
-  expect(
-    existsSync(CHROMIUM),
-    `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set HEDGEROW_CHROMIUM`,
-  ).toBe(true);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
