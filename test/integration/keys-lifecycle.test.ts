@@ -42,7 +42,9 @@ describe('personal API keys and project tokens: life cycle, refused at once by e
     return {
       management: await statuses(() => onNewConnection(d.port, 'GET', '/api/projects/1/feature_flags/', bearer)),
       definitions: await statuses(() => onNewConnection(d.port, 'GET', `/flags/definitions?token=${d.projectKey}`, bearer)),
-      legacyDefinitions: await statuses(() => onNewConnection(d.port, 'GET', `/api/feature_flag/local_evaluation?token=${d.projectKey}`, bearer)),
+      legacyDefinitions: await statuses(() =>
+        onNewConnection(d.port, 'GET', `/api/feature_flag/local_evaluation?token=${d.projectKey}`, bearer),
+      ),
       capture: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', JSON_TYPE, event('small'))),
       // gzip is decoded in a pool worker, never on the main thread.
       capturePool: await statuses(() =>
@@ -60,9 +62,13 @@ describe('personal API keys and project tokens: life cycle, refused at once by e
     const bigFlags = gzipSync(JSON.stringify({ token, distinct_id: 'big', person_properties: { blob: 'x'.repeat(200_000) } }));
     return {
       flags: await statuses(() => onNewConnection(d.port, 'POST', '/flags/?v=2', JSON_TYPE, JSON.stringify({ token, distinct_id: 'u' }))),
-      flagsPool: await statuses(() => onNewConnection(d.port, 'POST', '/flags/?v=2', { ...JSON_TYPE, 'content-encoding': 'gzip' }, bigFlags)),
+      flagsPool: await statuses(() =>
+        onNewConnection(d.port, 'POST', '/flags/?v=2', { ...JSON_TYPE, 'content-encoding': 'gzip' }, bigFlags),
+      ),
       capture: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', JSON_TYPE, event)),
-      capturePool: await statuses(() => onNewConnection(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event))),
+      capturePool: await statuses(() =>
+        onNewConnection(d.port, 'POST', '/batch/', { ...JSON_TYPE, 'content-encoding': 'gzip' }, gzipSync(event)),
+      ),
       remoteConfig: await statuses(() => onNewConnection(d.port, 'GET', `/array/${token}/config`, {})),
     };
   }
