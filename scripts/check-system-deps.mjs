@@ -7,6 +7,8 @@
 //   posthog-js-browser.test.ts, dashboard-browser.test.ts): `HEDGEROW_CHROMIUM`, or Debian's
 //   /usr/bin/chromium.
 // - systemd-analyze, which checks the unit file (test/integration/systemd-service.test.ts).
+// - nats-server, which the cluster-mode tests run three of (test/helpers/nats-cluster.ts):
+//   `HEDGEROW_NATS_SERVER`, or Debian's (on PATH or /usr/sbin).
 //
 // When all are there it only looks at the file system. When one is missing and this runs as root
 // on Debian (apt-get present), it installs the missing packages with apt-get; otherwise it stops
@@ -16,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const chromium = process.env.HEDGEROW_CHROMIUM;
+const natsServer = process.env.HEDGEROW_NATS_SERVER;
 
 /** The path of `name` on PATH, or undefined. */
 function onPath(name) {
@@ -49,6 +52,12 @@ const NEEDS = [
     pkg: chromium === undefined ? 'chromium' : undefined,
   },
   {
+    what: `nats-server (${natsServer ?? "Debian's"}) for the cluster-mode tests`,
+    present: () =>
+      natsServer !== undefined ? isExecutable(natsServer) : onPath('nats-server') !== undefined || isExecutable('/usr/sbin/nats-server'),
+    pkg: natsServer === undefined ? 'nats-server' : undefined,
+  },
+  {
     what: 'systemd-analyze for the systemd unit test',
     present: () => onPath('systemd-analyze') !== undefined,
     pkg: 'systemd',
@@ -66,8 +75,8 @@ const stop = (lines) => {
 const unfixable = missing.filter((n) => n.pkg === undefined);
 if (unfixable.length > 0) {
   stop([
-    ...unfixable.map((n) => `  - ${n.what}: HEDGEROW_CHROMIUM names no executable file`),
-    "Point HEDGEROW_CHROMIUM at a Chromium executable, or unset it to use Debian's /usr/bin/chromium.",
+    ...unfixable.map((n) => `  - ${n.what}: the environment names no executable file`),
+    "Point HEDGEROW_CHROMIUM or HEDGEROW_NATS_SERVER at an executable, or unset it to use Debian's.",
   ]);
 }
 

@@ -53,12 +53,20 @@ import { watchStoreWrites } from './store/watch-store-writes.js';
 import { requestHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
+import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
+import { createClusterMetrics } from './observability/cluster-metrics.js';
+import { StreamEventLog } from './store/stream-event-log.js';
 
 export interface Daemon {
   readonly port: number;
   readonly backend: HttpBackend['name'];
   /** Graceful stop; resolves when LMDB is closed. Safe to call twice. */
   stop(): Promise<void>;
+  /**
+   * Settles only if the daemon cannot go on (cluster mode: the streams' settings are unusable,
+   * or the stream no longer reaches back to this node's events); the caller stops it and exits 2.
+   */
+  readonly fatal: Promise<Error>;
 }
 
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
@@ -82,6 +90,18 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   }
 
   const metrics = createMetrics();
+  const cluster =
+    config.clusterNats === ''
+      ? undefined
+      : new ClusterNode({
+          servers: clusterServers(config.clusterNats),
+          nodeName: config.nodeName,
+          replicas: config.clusterReplicas,
+          streamMaxAgeHours: config.clusterStreamMaxAgeHours,
+          publishTimeoutMs: config.clusterPublishTimeoutMs,
+          metrics: createClusterMetrics(metrics.registry, config.nodeName),
+          log,
+        });
   const reserve = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes });
   // Also listens for lmdb-js's orphaned commit rejections until released (after the store closes).
   const storeWatch = watchStoreWrites(dbs, reserve, metrics, log);
@@ -103,6 +123,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   addHealthRoutes(router, {
     readiness: () => readiness,
     storeUnavailable: () => storeWrites.check(),
+    ...(cluster ? { cluster: () => cluster.status } : {}),
     metrics,
     beforeScrape: () => collectThreadAnswers?.(),
   });
@@ -115,6 +136,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       return undefined;
     },
     freshReads: () => dbs.root.resetReadTxn(),
+    ...(cluster ? { streamCaughtUp: (timeoutMs: number) => cluster.tailCaughtUp(timeoutMs) } : {}),
   });
   /** The pool's whole-table reads; a request before the workers are up (or after shutdown began) gets a 503. */
   const scans = (): ScanPool => {
@@ -226,6 +248,17 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     reserve,
     metrics,
     log,
+    ...(cluster
+      ? {
+          cluster: {
+            publish: (block: Uint8Array, events: number) =>
+              cluster.publish(block, events).catch((err: unknown) => {
+                throw catalogueError('HR_CLUSTER_UNAVAILABLE', { reason: (err as Error)?.message ?? String(err) });
+              }),
+            streamLog: new StreamEventLog(dbs),
+          },
+        }
+      : {}),
   });
   const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
   metrics.setPoolProbe(() => ({
@@ -246,17 +279,39 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   pool = livePipeline.capture;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
-  readiness = 'ready';
-  log.info(
-    {
-      workers: config.workers,
-      tasks_per_worker: config.tasksPerWorker,
-      worker_nice: config.workerNice,
-      max_person_backlog: config.maxPersonBacklog,
-      sync: config.sync,
-    },
-    'ready',
-  );
+  const announceReady = () => {
+    readiness = 'ready';
+    log.info(
+      {
+        workers: config.workers,
+        tasks_per_worker: config.tasksPerWorker,
+        worker_nice: config.workerNice,
+        max_person_backlog: config.maxPersonBacklog,
+        sync: config.sync,
+        ...(cluster ? { node: config.nodeName } : {}),
+      },
+      'ready',
+    );
+  };
+  let fatalError: (err: Error) => void = () => undefined;
+  const fatal = new Promise<Error>((resolve) => {
+    fatalError = resolve;
+  });
+  if (cluster === undefined) announceReady();
+  else {
+    // Reads and /flags are served from the node's own store meanwhile; /_readyz answers 503
+    // until the cluster is reached and this node's tail is running.
+    const streamLog = livePipeline.streamLog;
+    cluster.start({ position: () => streamLog.position, write: (blocks, events) => livePipeline.appendFromStream(blocks, events) }).then(
+      () => {
+        if (readiness === 'starting') announceReady();
+      },
+      (err: unknown) => {
+        if (readiness === 'stopping') return;
+        fatalError(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  }
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown());
@@ -272,6 +327,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     scanPool = undefined;
     livePipeline.closeCapture();
     await workerPool.close();
+    // The tail writes no more (its last batch committed) before the processor and the store close.
+    await cluster?.close();
     pipeline = undefined;
     await livePipeline.stop();
     await backend.close();
@@ -282,7 +339,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 
-  return { port, backend: backend.name, stop };
+  return { port, backend: backend.name, stop, fatal };
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

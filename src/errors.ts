@@ -672,6 +672,9 @@ export const ERRORS = Object.freeze({
     'store_unavailable',
     'Hedgerow cannot write to its store right now ({reason}); retry shortly.',
   ),
+  // Cluster mode: JetStream did not acknowledge a block (src/cluster/block-publisher.ts); nothing
+  // of the request may be assumed held, and SDKs retry a 503.
+  HR_CLUSTER_UNAVAILABLE: entry(503, 'server_error', 'not_ready', 'The cluster did not take the events ({reason}); retry shortly.'),
   HR_CAPTURE_OVERLOADED: entry(503, 'server_error', 'overloaded', 'Too many events are waiting to be stored. Please try again shortly.'),
   HR_INTERNAL: entry(500, 'server_error', 'server_error', 'Internal server error.'),
   // A bug met by a capture group or a /flags request: the reason is what was thrown.

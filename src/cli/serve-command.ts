@@ -84,5 +84,15 @@ export function addServeCommand(program: Command): void {
       process.exit(1);
     }
     if (requested !== undefined) stop(requested);
+    const running = daemon;
+    void running.fatal.then(async (err) => {
+      // A setting of the cluster the node cannot work with: the operator has to act, so a
+      // restart by systemd would not help (exit 2, as for an invalid configuration).
+      log.fatal({ error: err.message }, 'cannot run in this cluster');
+      process.stderr.write(`hedgerow: ${err.message}\n`);
+      stopping = true;
+      await running.stop().catch(() => undefined);
+      process.exit(2);
+    });
   });
 }

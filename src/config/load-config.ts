@@ -6,7 +6,7 @@
  */
 
 import { readFileSync, existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -233,6 +233,16 @@ function resolveConfig(c: Config): Config {
     flagsTimeoutMs: c.flagsTimeoutMs,
     retentionDays: c.retentionDays,
     minFreeDiskBytes: c.minFreeDiskBytes,
+    clusterNats: c.clusterNats,
+    nodeName:
+      c.nodeName === ''
+        ? hostname()
+            .replace(/[^A-Za-z0-9._-]/g, '-')
+            .slice(0, 64)
+        : c.nodeName,
+    clusterReplicas: c.clusterReplicas,
+    clusterStreamMaxAgeHours: c.clusterStreamMaxAgeHours,
+    clusterPublishTimeoutMs: c.clusterPublishTimeoutMs,
     bootstrap,
   };
 }

@@ -47,6 +47,13 @@ export interface Config {
   readonly retentionDays: number;
   /** 0: no reserve. */
   readonly minFreeDiskBytes: number;
+  /** Comma-separated `nats://host:port` URLs; '' runs the embedded single-box mode. */
+  readonly clusterNats: string;
+  /** Resolved: the host name when configured ''. */
+  readonly nodeName: string;
+  readonly clusterReplicas: number;
+  readonly clusterStreamMaxAgeHours: number;
+  readonly clusterPublishTimeoutMs: number;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -93,6 +100,9 @@ function setting(
     doc,
   });
 }
+
+/** One NATS server URL: nats://host:port (or tls://, with the server's TLS). */
+const NATS_URL = '(nats|tls)://[^\\s,/]+';
 
 /** One character of a key an operator brings (auth/keys.ts says why each rule). */
 const CARRIED_KEY_CHARS = '[^\\s\\p{Cc}]';
@@ -245,6 +255,41 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     "Free space kept on the data directory's disk: below it capture answers 503 and /_readyz says why, so that the store never fills the disk (0: no reserve). The disk holds that much less data.",
   ),
   setting(
+    'clusterNats',
+    'string',
+    { type: 'string', pattern: `^(|${NATS_URL}(\\s*,\\s*${NATS_URL})*)$` },
+    'empty, or comma-separated nats://host:port URLs',
+    'NATS JetStream servers of a cluster (nats://host:port, comma-separated); set, the node runs in cluster mode: captures are acknowledged once the cluster holds them, and every node applies every event and change. Empty: the embedded single-box mode.',
+  ),
+  setting(
+    'nodeName',
+    'string',
+    { type: 'string', pattern: '^[A-Za-z0-9._-]{0,64}$' },
+    'up to 64 letters, digits, ".", "_" or "-"',
+    "This node's name in cluster mode (logs, metrics, the cluster's connection list); empty: the host name. Each node of a cluster needs its own.",
+  ),
+  setting(
+    'clusterReplicas',
+    'integer',
+    int(1, 5),
+    'an integer between 1 and 5',
+    "Copies the NATS cluster keeps of Hedgerow's streams, set when they are created: 3 survives one server lost; each copy costs the events' size in disk on one more server.",
+  ),
+  setting(
+    'clusterStreamMaxAgeHours',
+    'number',
+    { type: 'number', exclusiveMinimum: 0, maximum: 87600 },
+    'a number of hours above 0, at most 87600',
+    "How long the NATS cluster keeps events and changes, set when the streams are created: a node with an empty data directory catches up from the stream within it, or starts from another node's backup. Costs that much of the event stream's size on each NATS server.",
+  ),
+  setting(
+    'clusterPublishTimeoutMs',
+    'integer',
+    int(100, 60000),
+    'an integer between 100 and 60000',
+    "How long a capture waits for the NATS cluster's acknowledgement before answering 503 (SDKs retry): a stream leader's election takes several seconds.",
+  ),
+  setting(
     'bootstrap.projectApiKey',
     'string',
     { type: 'string', pattern: `^(?!phx_)${CARRIED_KEY_CHARS}{1,${MAX_CARRIED_KEY_CHARS}}$` },
@@ -264,13 +309,14 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
 /**
  * The project's own `HEDGEROW_*` variables that are not settings, so a start does not warn about
  * them: the single binary's cache directory and its build's staging (src/binary/), and the test
- * tooling's browser and posthog-js overrides.
+ * tooling's browser, nats-server and posthog-js overrides.
  */
 export const OTHER_ENV_NAMES: readonly string[] = Object.freeze([
   'HEDGEROW_CACHE_DIR',
   'HEDGEROW_SEA_STAGE',
   'HEDGEROW_SEA_DEBUG',
   'HEDGEROW_CHROMIUM',
+  'HEDGEROW_NATS_SERVER',
   'HEDGEROW_POSTHOG_JS_DIR',
 ]);
 

@@ -16,6 +16,7 @@ import { PersonProcessorThread } from '../processing/person-processor-thread.js'
 import type { AuthStore } from '../store/auth-store.js';
 import type { DiskReserve } from '../store/disk-reserve.js';
 import { EventWriter } from '../store/event-log.js';
+import type { StreamBlock, StreamEventLog } from '../store/stream-event-log.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { commitFailureReason, storeUnavailableError } from '../store/store-errors.js';
 import type { WriteAvailability } from '../store/write-availability.js';
@@ -33,6 +34,15 @@ export interface IngestPipelineOptions {
   readonly reserve: DiskReserve;
   readonly metrics: Metrics;
   readonly log: Logger;
+  /**
+   * Cluster mode: capture's commit is this publish to the events stream (it throws a
+   * HedgerowError when the cluster does not hold the block), and the node's event log is
+   * written only from the stream (`appendFromStream`).
+   */
+  readonly cluster?: {
+    readonly publish: (block: Uint8Array, events: number) => Promise<void>;
+    readonly streamLog: StreamEventLog;
+  };
 }
 
 /** How old a look at the disk's free space an event-log commit goes by (at most 100 statfs a second). */
@@ -64,7 +74,7 @@ export class IngestPipeline {
       batchWindowMs: config.batchWindowMs,
       maxBytesInFlight: config.maxCaptureBytesInFlight,
       auth: opts.auth,
-      commit: (block) => this.commit(block),
+      commit: (block, events) => this.commit(block, events),
       refusal: () => {
         const down = opts.storeWrites.check();
         return down ? storeUnavailableError(down.reason) : undefined;
@@ -73,12 +83,20 @@ export class IngestPipeline {
       onHeld: () => metrics.captureHeldForPersons.inc(),
       onStats: (s) => {
         metrics.recordIngest(s);
-        this.acceptedSinceStart += s.accepted;
+        // In cluster mode the processor's backlog grows as the stream's blocks are written.
+        if (opts.cluster === undefined) this.acceptedSinceStart += s.accepted;
         if (s.dropped.no_event_name || s.dropped.no_distinct_id || s.dropped.performance_event) {
           log.debug({ dropped: s.dropped }, 'dropped events without a name or distinct_id (acknowledged, as PostHog does)');
         }
       },
     });
+  }
+
+  /** Cluster mode: the node's event log as written from the events stream. */
+  get streamLog(): StreamEventLog {
+    const log = this.opts.cluster?.streamLog;
+    if (log === undefined) throw new Error('streamLog is for cluster mode');
+    return log;
   }
 
   /** The person processor, once started and until `stop()`. */
@@ -104,16 +122,48 @@ export class IngestPipeline {
     await p?.stop();
   }
 
-  private async commit(block: Uint8Array): Promise<void> {
+  /**
+   * Cluster mode: writes blocks of the events stream (after the last one written, in its order)
+   * into the node's event log with their stream cursor, in one commit, and hands them to the
+   * processor as capture's own commits are handed in the embedded mode.
+   */
+  async appendFromStream(blocks: readonly StreamBlock[], events: number): Promise<void> {
+    const { metrics, storeWrites, cluster } = this.opts;
+    if (cluster === undefined) throw new Error('appendFromStream is for cluster mode');
+    this.checkReserve();
+    const { streamLog } = cluster;
+    const entries = blocks.map((b) => ({ key: streamLog.place(b), block: b.block }));
+    for (const e of entries) this.processorThread?.handOff(e.key, e.block);
+    try {
+      await streamLog.commit(entries);
+    } catch (err) {
+      streamLog.rewind();
+      metrics.storeWriteFailures.inc();
+      const reason = await commitFailureReason(err);
+      storeWrites.failed(reason);
+      throw storeUnavailableError(reason);
+    }
+    storeWrites.succeeded();
+    this.acceptedSinceStart += events;
+    this.processorThread?.notify();
+  }
+
+  /** The store's growth stops while the disk still has room, before LMDB's own writes could fail for lack of it (store/disk-reserve.ts). */
+  private checkReserve(): void {
     const { metrics, storeWrites, reserve } = this.opts;
-    // The store's growth stops while the disk still has room, before LMDB's own writes could
-    // fail for lack of it (store/disk-reserve.ts).
     const short = reserve.shortfall('capture', COMMIT_LOOK_MS);
     if (short !== undefined) {
       metrics.storeWriteFailures.inc();
       storeWrites.failed(short);
       throw storeUnavailableError(short);
     }
+  }
+
+  private async commit(block: Uint8Array, events: number): Promise<void> {
+    const { metrics, storeWrites } = this.opts;
+    this.checkReserve();
+    // The cluster holds it once acknowledged; this node writes it when its tail reads it back.
+    if (this.opts.cluster) return this.opts.cluster.publish(block, events);
     // Handed to the processor before the commit, so that it is there before the commit is
     // visible: a busy processor would otherwise often read it back first.
     try {

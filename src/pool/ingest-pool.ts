@@ -45,7 +45,7 @@ export interface IngestPoolOptions {
   /** For the small requests handled on the main thread. */
   auth: AuthStore;
   /** Durably appends a block of encoded events; the requests are acknowledged once it resolves. */
-  commit: (block: Uint8Array) => Promise<unknown>;
+  commit: (block: Uint8Array, events: number) => Promise<unknown>;
   onStats: (stats: IngestStats) => void;
   /** Most capture tasks that may run at once right now (checked before starting any); default: all slots. */
   admission?: () => number;
@@ -243,7 +243,7 @@ export class IngestPool {
     if (r.block) {
       const started = performance.now();
       try {
-        await this.opts.commit(r.block);
+        await this.opts.commit(r.block, r.stats.accepted);
       } catch (err) {
         failure = outcomeOf(isHedgerowError(err) ? err : catalogueError('HR_STORE_FAILED', { reason: thrownText(err) }));
       }

@@ -79,6 +79,11 @@ describe('loadConfig', () => {
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
       HEDGEROW_RETENTION_DAYS: '30',
       HEDGEROW_MIN_FREE_DISK_BYTES: '0',
+      HEDGEROW_CLUSTER_NATS: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222,tls://nats.example:4222',
+      HEDGEROW_NODE_NAME: 'node-a.eu',
+      HEDGEROW_CLUSTER_REPLICAS: '5',
+      HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS: '0.5',
+      HEDGEROW_CLUSTER_PUBLISH_TIMEOUT_MS: '250',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -104,6 +109,11 @@ describe('loadConfig', () => {
       flagsTimeoutMs: 250,
       retentionDays: 30,
       minFreeDiskBytes: 0,
+      clusterNats: 'nats://10.0.0.1:4222, nats://10.0.0.2:4222,tls://nats.example:4222',
+      nodeName: 'node-a.eu',
+      clusterReplicas: 5,
+      clusterStreamMaxAgeHours: 0.5,
+      clusterPublishTimeoutMs: 250,
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -111,6 +121,18 @@ describe('loadConfig', () => {
         .filter((k) => k !== 'HEDGEROW_SOMETHING_ELSE')
         .sort(),
     );
+  });
+
+  it('checks the cluster settings, and names a node by its host by default', () => {
+    expect(loadConfig({ env: {} }).nodeName).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
+    const problems = problemsOf(() =>
+      loadConfig({ env: { HEDGEROW_CLUSTER_NATS: 'http://10.0.0.1:4222', HEDGEROW_NODE_NAME: 'a b', HEDGEROW_CLUSTER_REPLICAS: '0' } }),
+    );
+    expect(problems).toEqual([
+      'HEDGEROW_CLUSTER_NATS="http://10.0.0.1:4222": must be empty, or comma-separated nats://host:port URLs',
+      'HEDGEROW_NODE_NAME="a b": must be up to 64 letters, digits, ".", "_" or "-"',
+      'HEDGEROW_CLUSTER_REPLICAS="0": must be an integer between 1 and 5',
+    ]);
   });
 
   it('accepts bootstrap flags in commander form or nested', () => {
@@ -146,6 +168,11 @@ describe('loadConfig', () => {
           flagsTimeoutMs: 2000,
           retentionDays: 0,
           minFreeDiskBytes: 104857600,
+          clusterNats: '',
+          nodeName: '',
+          clusterReplicas: 3,
+          clusterStreamMaxAgeHours: 168,
+          clusterPublishTimeoutMs: 5000,
           prot: 1,
         }),
       }),

@@ -13,7 +13,7 @@ describe('README', () => {
     expect(row, `the row of ${s.env} must say what src/config/schema.ts says it does`).toContain(` ${s.doc} `);
     if (!s.path.startsWith('bootstrap.')) {
       const d = defaults[s.path];
-      expect(row).toContain(typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
+      expect(row).toContain(d === '' ? ' empty ' : typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
     }
   });
 
@@ -31,7 +31,7 @@ describe('docs/operations.md', () => {
     expect(row).toContain(`\`${s.flag}\``);
     if (!s.path.startsWith('bootstrap.')) {
       const d = defaults[s.path];
-      expect(row).toContain(typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
+      expect(row).toContain(d === '' ? ' empty ' : typeof d === 'string' ? `\`${d}\`` : ` ${String(d)} `);
     }
   });
 });

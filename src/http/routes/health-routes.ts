@@ -6,17 +6,28 @@ import type { Router } from '../router.js';
 
 export type Readiness = 'starting' | 'ready' | 'stopping';
 
+/** Cluster mode: this node's name and its connection to the NATS cluster. */
+interface ClusterConnection {
+  readonly node: string;
+  readonly state: string;
+  readonly server?: string;
+}
+
 export interface HealthRoutesDeps {
   readiness: () => Readiness;
   /** Set while the store refuses writes: the daemon is up but cannot take events. */
   storeUnavailable?: () => Readonly<Unavailability> | undefined;
   metrics: Metrics;
+  /** Cluster mode: the node's connection to the NATS cluster. */
+  cluster?: () => ClusterConnection;
   /** Runs before each scrape: counts kept elsewhere (HTTP threads) come in. */
   beforeScrape?: () => Promise<void> | undefined;
 }
 
 export function addHealthRoutes(router: Router, deps: HealthRoutesDeps): void {
-  router.add(['GET', 'HEAD'], '/_health', 'health', () => json(200, { status: 'ok' }));
+  router.add(['GET', 'HEAD'], '/_health', 'health', () =>
+    json(200, deps.cluster ? { status: 'ok', cluster: deps.cluster() } : { status: 'ok' }),
+  );
   router.add(['GET', 'HEAD'], '/_readyz', 'readyz', () => {
     const status = deps.readiness();
     const store = status === 'ready' ? deps.storeUnavailable?.() : undefined;
@@ -27,6 +38,11 @@ export function addHealthRoutes(router: Router, deps: HealthRoutesDeps): void {
         detail: `the store refuses writes: ${store.reason}`,
         since: new Date(store.since).toISOString(),
       });
+    }
+    const cluster = status === 'ready' ? deps.cluster?.() : undefined;
+    if (cluster && cluster.state !== 'connected') {
+      // Reads and /flags go on from the node's own store; capture answers 503 until it is back.
+      return json(503, { status: 'cluster_unavailable', detail: `the connection to the NATS cluster is ${cluster.state}`, cluster });
     }
     return json(status === 'ready' ? 200 : 503, { status });
   });
