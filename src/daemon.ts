@@ -20,7 +20,7 @@ import { addFlagRoleAccessRoutes } from './management-api/flag-role-access-api.j
 import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api.js';
 import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
-import type { HttpBackend } from './http/types.js';
+import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
@@ -39,7 +39,8 @@ import { PosthogJsBundles } from './http/posthog-js-bundles.js';
 import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
-import { bootstrapIfEmpty } from './store/bootstrap.js';
+import { type BootstrapResult, bootstrapIfEmpty } from './store/bootstrap.js';
+import { joinCluster } from './cluster/join-cluster.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
@@ -75,8 +76,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   // The store's readers and writers, made once and shared by every route.
   const services = createStoreServices(dbs);
   const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;
-  const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
-  if (boot) {
+  const reportBootstrap = (boot: BootstrapResult): void => {
     log.warn(
       {
         project_id: boot.projectId,
@@ -87,7 +87,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       },
       'first start: created the default organization, project 1 and admin user; these keys are shown once and kept in the credentials file',
     );
-  }
+  };
+  // In cluster mode the defaults are made once for the cluster, as a command (below).
+  const boot = config.clusterNats === '' ? bootstrapIfEmpty(auth, config.dataDir, config.bootstrap) : undefined;
+  if (boot) reportBootstrap(boot);
 
   const metrics = createMetrics();
   const cluster =
@@ -118,6 +121,12 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   let collectThreadAnswers: (() => Promise<void>) | undefined;
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
+  /** Cluster mode: management writes go through the stream once the node has joined. */
+  let replicate: ((req: HttpRequest) => Promise<HttpResponse>) | undefined;
+  const replicatedWrites = (req: HttpRequest): Promise<HttpResponse> => {
+    if (replicate === undefined) return Promise.reject(new HedgerowError('HR_NOT_READY'));
+    return replicate(req);
+  };
 
   const router = new Router();
   addHealthRoutes(router, {
@@ -169,7 +178,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     auth,
     dashboards,
     rollups: services.rollups,
-    linkSecret: linkSecret(dbs),
+    linkSecret: () => linkSecret(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
   addFeatureFlagsApiRoutes(router, {
@@ -185,7 +194,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: requestHandler({ router, metrics, log, storeWrites, reserve }),
+      handler: requestHandler({
+        router,
+        metrics,
+        log,
+        storeWrites,
+        reserve,
+        ...(cluster ? { replicate: (req: HttpRequest) => replicatedWrites(req) } : {}),
+      }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
       tooLarge: (req) => {
@@ -301,9 +317,20 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   else {
     // Reads and /flags are served from the node's own store meanwhile; /_readyz answers 503
     // until the cluster is reached and this node's tail is running.
-    const streamLog = livePipeline.streamLog;
-    cluster.start({ position: () => streamLog.position, write: (blocks, events) => livePipeline.appendFromStream(blocks, events) }).then(
-      () => {
+    joinCluster({
+      cluster,
+      pipeline: livePipeline,
+      dbs,
+      router,
+      auth,
+      bootstrap: config.bootstrap,
+      dataDir: config.dataDir,
+      nodeName: config.nodeName,
+      log,
+    }).then(
+      (joined) => {
+        replicate = (req) => joined.replicate(req);
+        if (joined.bootstrap) reportBootstrap(joined.bootstrap);
         if (readiness === 'starting') announceReady();
       },
       (err: unknown) => {
@@ -312,7 +339,6 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       },
     );
   }
-
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown());
   async function shutdown(): Promise<void> {

@@ -675,6 +675,9 @@ export const ERRORS = Object.freeze({
   // Cluster mode: JetStream did not acknowledge a block (src/cluster/block-publisher.ts); nothing
   // of the request may be assumed held, and SDKs retry a 503.
   HR_CLUSTER_UNAVAILABLE: entry(503, 'server_error', 'not_ready', 'The cluster did not take the events ({reason}); retry shortly.'),
+  // Cluster mode: a management write's command was not held by the stream, or not applied on the
+  // receiving node in time (src/cluster/replicated-writes.ts); it may still be applied.
+  HR_CLUSTER_WRITE_UNAVAILABLE: entry(503, 'server_error', 'not_ready', 'The cluster did not apply the change ({reason}); retry shortly.'),
   HR_CAPTURE_OVERLOADED: entry(503, 'server_error', 'overloaded', 'Too many events are waiting to be stored. Please try again shortly.'),
   HR_INTERNAL: entry(500, 'server_error', 'server_error', 'Internal server error.'),
   // A bug met by a capture group or a /flags request: the reason is what was thrown.

@@ -4,6 +4,7 @@
  * `personal_api_key` query parameter; only the first candidate found is tried. Then the scope the
  * action needs and the project (`:project_id`, an integer or `@current`) are checked.
  */
+import { replicatedWrite } from '../util/write-context.js';
 import { catalogueError, HedgerowError } from '../errors.js';
 import type { AuthStore, PersonalApiKey, Project, User } from '../store/auth-store.js';
 
@@ -24,6 +25,14 @@ export function authenticatePersonalKey(
   query: URLSearchParams,
   body?: Readonly<Record<string, unknown>>,
 ): Principal {
+  // A request a cluster node replicated carries the SHA-256 of its bearer key, not the key
+  // (cluster/cluster-command.ts); only a replicated write may use that form.
+  const hashed = replicatedWrite() === undefined ? undefined : /^Bearer-SHA256 ([0-9a-f]{64})$/.exec(authorization)?.[1];
+  if (hashed !== undefined) {
+    const found = auth.personalKeyByHash(hashed);
+    if (!found) throw catalogueError('HR_AUTHENTICATION_FAILED', { where: 'Authorization header' });
+    return found;
+  }
   const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
   const fromBody = typeof body?.personal_api_key === 'string' ? body.personal_api_key : undefined;
   const [secret, where] = bearer

@@ -3,15 +3,16 @@
  * rules for ones an operator brings.
  * Personal keys are secrets and are stored only as a SHA-256 hash, as PostHog stores them.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { MAX_CARRIED_KEY_CHARS } from '../limits.js';
+import { writeRandomBytes } from '../util/write-context.js';
 
 const PROJECT_TOKEN_PREFIX = 'phc_';
 const PERSONAL_KEY_PREFIX = 'phx_';
 
 /** 32 random bytes, URL-safe base64 (43 characters), like PostHog's generate_random_token. */
 function randomToken(prefix: string): string {
-  return prefix + randomBytes(32).toString('base64url');
+  return prefix + writeRandomBytes(32).toString('base64url');
 }
 
 export function generateProjectToken(): string {

@@ -3,7 +3,8 @@
  * API key in the URL: `?exp=<unix seconds>&sig=<HMAC-SHA256 of "dashboard:<project>:<id>:<exp>",
  * base64url>`, keyed by a random secret kept in the data directory. Expired or altered links fail.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeRandomBytes } from '../util/write-context.js';
 import type { StoreDatabases } from '../store/open-store.js';
 
 const SECRET_KEY = 'dashboard_link_secret';
@@ -19,7 +20,7 @@ export function linkSecret(dbs: StoreDatabases): Buffer {
   const hex = dbs.root.transactionSync(() => {
     const current = read();
     if (current !== undefined) return current;
-    const fresh = randomBytes(32).toString('hex');
+    const fresh = writeRandomBytes(32).toString('hex');
     dbs.meta.putSync(SECRET_KEY, fresh);
     return fresh;
   });

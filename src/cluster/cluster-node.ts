@@ -6,7 +6,8 @@
 import type { Logger } from '../observability/logger.js';
 import type { ClusterMetrics } from '../observability/cluster-metrics.js';
 import { BlockPublisher, PublishFailed } from './block-publisher.js';
-import { EVENTS_STREAM, ensureStreams } from './cluster-streams.js';
+import { type ClusterCommand, encodeCommand } from './cluster-command.js';
+import { COMMANDS_SUBJECT, LOG_STREAM, ensureStreams } from './cluster-streams.js';
 import { EventTail, type TailSink } from './event-tail.js';
 import { NatsLink, type LinkState } from './nats-link.js';
 
@@ -43,6 +44,15 @@ export class ClusterNode {
   private readonly aborted = new AbortController();
 
   constructor(private readonly opts: ClusterNodeOptions) {}
+
+  /** True once `close()` was called. */
+  get closed(): boolean {
+    return this.aborted.signal.aborted;
+  }
+
+  get metrics(): ClusterMetrics {
+    return this.opts.metrics;
+  }
 
   get status(): ClusterStatus {
     const link = this.link;
@@ -86,17 +96,22 @@ export class ClusterNode {
     for (const name of checked.created) log.info({ stream: name, replicas: this.opts.replicas }, `created the JetStream stream ${name}`);
     for (const w of checked.warnings) log.warn(w);
     const tail = new EventTail(link, sink, {
-      onProgress: (behind, lagSeconds, blocks) => {
+      onProgress: (behind, lagSeconds) => {
         metrics.tailBehindMessages.set(behind);
         metrics.tailLagSeconds.set(lagSeconds);
-        metrics.tailBlocks.inc(blocks);
       },
+      onBlocks: (blocks) => metrics.tailBlocks.inc(blocks),
       onError: (error) => log.error({ error }, 'cluster: reading the events stream failed; starting again from the last block written'),
     });
     await tail.start();
     this.tail = tail;
     this.sink = sink;
     this.publisher = new BlockPublisher(link, nodeName, this.opts.publishTimeoutMs);
+  }
+
+  /** The largest message the servers take (their max_payload), once connected. */
+  get maxMessageBytes(): number {
+    return this.link?.maxPayload ?? 1024 * 1024;
   }
 
   /** Capture's commit: resolves once the cluster holds the block; throws PublishFailed otherwise. */
@@ -115,6 +130,18 @@ export class ClusterNode {
     metrics.publishAcks.inc();
   }
 
+  /** Publishes a command; resolves once the stream holds it (PublishFailed otherwise). */
+  async publishCommand(command: ClusterCommand): Promise<void> {
+    const link = this.link;
+    if (link === undefined || link.state !== 'connected')
+      throw new PublishFailed(`the connection to the NATS cluster is ${link?.state ?? 'not open yet'}`);
+    try {
+      await link.js.publish(COMMANDS_SUBJECT, encodeCommand(command), { msgID: command.id, timeout: this.opts.publishTimeoutMs });
+    } catch (err) {
+      throw new PublishFailed((err as Error)?.message ?? String(err));
+    }
+  }
+
   /**
    * Waits until this node has written every message the events stream held at the call (for
    * `/_persons/caught_up`); false when `timeoutMs` passed first or the cluster is not reached.
@@ -126,7 +153,7 @@ export class ClusterNode {
     const deadline = Date.now() + timeoutMs;
     let last: number;
     try {
-      last = (await link.jsm.streams.info(EVENTS_STREAM)).state.last_seq;
+      last = (await link.jsm.streams.info(LOG_STREAM)).state.last_seq;
     } catch {
       return false;
     }

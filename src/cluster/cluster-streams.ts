@@ -7,9 +7,14 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import type { JetStreamManager, StreamConfig, StreamInfo } from '@nats-io/jetstream';
 
-/** Every capture's accepted events, as the event log's blocks, in the one order every node applies. */
-export const EVENTS_STREAM = 'HEDGEROW_EVENTS';
+/**
+ * The one stream every node applies in its order: captured events (as the event log's blocks)
+ * and management writes (commands), so that a command meets every node in the same state.
+ */
+export const LOG_STREAM = 'HEDGEROW';
 export const EVENTS_SUBJECT = 'hedgerow.events';
+export const COMMANDS_SUBJECT = 'hedgerow.commands';
+const SUBJECTS = [EVENTS_SUBJECT, COMMANDS_SUBJECT];
 
 /**
  * A retried publish (same message id) within this window is a duplicate the stream drops: our
@@ -31,10 +36,10 @@ export interface StreamSettings {
 /** A stream or server setting Hedgerow cannot work with: the node stops (exit 2). */
 export class ClusterSetupError extends Error {}
 
-export function eventsStreamConfig(s: StreamSettings): Partial<StreamConfig> & { name: string } {
+export function logStreamConfig(s: StreamSettings): Partial<StreamConfig> & { name: string } {
   return {
-    name: EVENTS_STREAM,
-    subjects: [EVENTS_SUBJECT],
+    name: LOG_STREAM,
+    subjects: [...SUBJECTS],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
@@ -59,30 +64,32 @@ export async function ensureStreams(jsm: JetStreamManager, settings: StreamSetti
   }
   const created: string[] = [];
   const warnings: string[] = [];
-  const wanted = eventsStreamConfig(settings);
-  const info = await streamInfo(jsm, EVENTS_STREAM);
+  const wanted = logStreamConfig(settings);
+  const info = await streamInfo(jsm, LOG_STREAM);
   if (info === undefined) {
     try {
       await jsm.streams.add(wanted);
-      created.push(EVENTS_STREAM);
+      created.push(LOG_STREAM);
     } catch (err) {
       // Another node created it first: check what it made.
-      const raced = await streamInfo(jsm, EVENTS_STREAM);
+      const raced = await streamInfo(jsm, LOG_STREAM);
       if (raced === undefined) throw err;
-      warnings.push(...checkEventsStream(raced, settings));
+      warnings.push(...checkLogStream(raced, settings));
     }
   } else {
-    warnings.push(...checkEventsStream(info, settings));
+    warnings.push(...checkLogStream(info, settings));
   }
   return { created, warnings };
 }
 
 /** Throws for a stream Hedgerow cannot use; returns warnings for one it can, set otherwise. */
-export function checkEventsStream(info: Pick<StreamInfo, 'config'>, settings: StreamSettings): string[] {
+export function checkLogStream(info: Pick<StreamInfo, 'config'>, settings: StreamSettings): string[] {
   const c = info.config;
   const problems: string[] = [];
-  if (!(c.subjects ?? []).includes(EVENTS_SUBJECT))
-    problems.push(`its subjects are ${JSON.stringify(c.subjects ?? [])}, not "${EVENTS_SUBJECT}"`);
+  const subjects = c.subjects ?? [];
+  if (subjects.length !== SUBJECTS.length || SUBJECTS.some((s) => !subjects.includes(s))) {
+    problems.push(`its subjects are ${JSON.stringify(subjects)}, not ${JSON.stringify(SUBJECTS)}`);
+  }
   if (c.retention !== RetentionPolicy.Limits)
     problems.push(`its retention is "${c.retention}": messages would be removed once one node consumed them`);
   if (c.sealed) problems.push('it is sealed');
@@ -91,18 +98,18 @@ export function checkEventsStream(info: Pick<StreamInfo, 'config'>, settings: St
   }
   if (c.discard === DiscardPolicy.New) problems.push('its discard policy is "new": captures would fail once it is full');
   if (problems.length > 0) {
-    throw new ClusterSetupError(`the JetStream stream ${EVENTS_STREAM} exists with settings Hedgerow cannot use: ${problems.join('; ')}`);
+    throw new ClusterSetupError(`the JetStream stream ${LOG_STREAM} exists with settings Hedgerow cannot use: ${problems.join('; ')}`);
   }
   const warnings: string[] = [];
   if (c.num_replicas !== settings.replicas) {
     warnings.push(
-      `the stream ${EVENTS_STREAM} has ${c.num_replicas} replicas; HEDGEROW_CLUSTER_REPLICAS=${settings.replicas} only applies when it is created`,
+      `the stream ${LOG_STREAM} has ${c.num_replicas} replicas; HEDGEROW_CLUSTER_REPLICAS=${settings.replicas} only applies when it is created`,
     );
   }
   const ageHours = (c.max_age ?? 0) / 3600e9;
   if (Math.abs(ageHours - settings.maxAgeHours) > 1e-6) {
     warnings.push(
-      `the stream ${EVENTS_STREAM} keeps messages ${ageHours === 0 ? 'for ever' : `${ageHours} hours`}; HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS=${settings.maxAgeHours} only applies when it is created`,
+      `the stream ${LOG_STREAM} keeps messages ${ageHours === 0 ? 'for ever' : `${ageHours} hours`}; HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS=${settings.maxAgeHours} only applies when it is created`,
     );
   }
   return warnings;

@@ -8,7 +8,7 @@
 import { DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { StreamBlock, StreamCursor } from '../store/stream-event-log.js';
 import { EVENTS_HEADER, MICROS_HEADER } from './block-publisher.js';
-import { EVENTS_STREAM } from './cluster-streams.js';
+import { COMMANDS_SUBJECT, LOG_STREAM } from './cluster-streams.js';
 import type { NatsLink } from './nats-link.js';
 
 /** Blocks written in one transaction at most. */
@@ -20,11 +20,15 @@ export interface TailSink {
   position(): StreamCursor;
   /** Writes the blocks (in stream order, after `position()`) and their cursor in one commit. */
   write(blocks: readonly StreamBlock[], events: number): Promise<void>;
+  /** Applies the command at `seq` (the blocks before it written), its cursor with it. */
+  command(seq: number, data: Uint8Array): Promise<void>;
 }
 
 export interface TailHooks {
   /** After each commit: messages still behind in the stream, and how old the oldest of them is. */
-  onProgress(behind: number, lagSeconds: number, blocks: number): void;
+  onProgress(behind: number, lagSeconds: number): void;
+  /** Blocks written into the node's event log. */
+  onBlocks(blocks: number): void;
   onError(error: string): void;
 }
 
@@ -35,7 +39,7 @@ class StreamGapError extends Error {
     readonly firstHeld: number,
   ) {
     super(
-      `the events stream ${EVENTS_STREAM} starts at message ${firstHeld}, but this node holds events only up to ${after}: the messages between have expired (HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS). Start it from a backup of a running node: \`hedgerow backup DIR\` there, then \`hedgerow restore DIR --data-dir …\` here (docs/cluster.md#joining-a-cluster)`,
+      `the events stream ${LOG_STREAM} starts at message ${firstHeld}, but this node holds events only up to ${after}: the messages between have expired (HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS). Start it from a backup of a running node: \`hedgerow backup DIR\` there, then \`hedgerow restore DIR --data-dir …\` here (docs/cluster.md#joining-a-cluster)`,
     );
   }
 }
@@ -64,7 +68,7 @@ export class EventTail {
   }
 
   private async checkReachable(): Promise<void> {
-    const info = await this.link.jsm.streams.info(EVENTS_STREAM);
+    const info = await this.link.jsm.streams.info(LOG_STREAM);
     const after = this.sink.position().seq;
     if (info.state.messages > 0 && info.state.first_seq > after + 1) throw new StreamGapError(after, info.state.first_seq);
   }
@@ -83,7 +87,7 @@ export class EventTail {
 
   private async follow(): Promise<void> {
     const from = this.sink.position().seq + 1;
-    const consumer = await this.link.js.consumers.get(EVENTS_STREAM, {
+    const consumer = await this.link.js.consumers.get(LOG_STREAM, {
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: from,
     });
@@ -100,18 +104,32 @@ export class EventTail {
   private async drain(messages: ConsumerMessages): Promise<void> {
     let batch: StreamBlock[] = [];
     let events = 0;
-    let last: JsMsg | undefined;
-    for await (const m of messages) {
-      batch.push({ seq: m.seq, micros: Number(m.headers?.get(MICROS_HEADER)) || Math.floor(m.info.timestampNanos / 1000), block: m.data });
-      events += Number(m.headers?.get(EVENTS_HEADER)) || 0;
-      last = m;
-      if (m.info.pending > 0 && batch.length < MAX_BATCH_BLOCKS) continue;
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
       await this.sink.write(batch, events);
-      const behind = last.info.pending;
-      this.hooks.onProgress(behind, behind > 0 ? Math.max(0, Date.now() - last.info.timestampNanos / 1e6) / 1000 : 0, batch.length);
+      this.hooks.onBlocks(batch.length);
       batch = [];
       events = 0;
+    };
+    for await (const m of messages) {
+      if (m.subject === COMMANDS_SUBJECT) {
+        await flush();
+        await this.sink.command(m.seq, m.data);
+        this.progress(m);
+        if (this.stopped) break;
+        continue;
+      }
+      batch.push({ seq: m.seq, micros: Number(m.headers?.get(MICROS_HEADER)) || Math.floor(m.info.timestampNanos / 1000), block: m.data });
+      events += Number(m.headers?.get(EVENTS_HEADER)) || 0;
+      if (m.info.pending > 0 && batch.length < MAX_BATCH_BLOCKS) continue;
+      await flush();
+      this.progress(m);
       if (this.stopped) break;
     }
+  }
+
+  private progress(last: JsMsg): void {
+    const behind = last.info.pending;
+    this.hooks.onProgress(behind, behind > 0 ? Math.max(0, Date.now() - last.info.timestampNanos / 1e6) / 1000 : 0);
   }
 }

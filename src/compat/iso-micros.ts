@@ -9,9 +9,10 @@
  * with `+00:00` replaced by `Z`, and `isoformat()` leaves the fraction out when the microseconds
  * are 0: `2021-08-25T22:09:14Z` (docs/compatibility.md#management-api).
  */
+import { writeTime } from '../util/write-context.js';
 
 /** `date` (now by default) in the stored form. */
-export function isoMicros(date: Date = new Date()): string {
+export function isoMicros(date: Date = writeTime()): string {
   // toISOString always ends in `.mmmZ` for years 0-9999.
   return `${date.toISOString().slice(0, -1)}000Z`;
 }

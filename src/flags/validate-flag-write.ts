@@ -5,6 +5,7 @@
  * non-field `validate()` rule (attr null), then on create the dry-run check of `create()` (attr
  * null). Unknown and read-only body fields (`id`, `created_by`, `is_simple_flag`, …) are ignored.
  */
+import { writeTime } from '../util/write-context.js';
 
 import { catalogueError, HedgerowError } from '../errors.js';
 import type { CohortInfo } from './cohort-checks.js';
@@ -83,7 +84,7 @@ const FIELD_RULES: readonly (readonly [string, FieldRule])[] = [
         mode: ctx.mode,
         cohort: (id) => ctx.cohort(id),
         maxPropertyValues: ctx.maxPropertyValues,
-        now: ctx.now ?? new Date(),
+        now: ctx.now ?? writeTime(),
       });
       if (filters !== undefined) out.filters = filters;
     },

@@ -19,6 +19,11 @@ export interface RequestHandlerDeps {
   readonly log: Logger;
   readonly storeWrites: WriteAvailability;
   readonly reserve: DiskReserve;
+  /**
+   * Cluster mode: a management write goes to the cluster's stream and is answered with this
+   * node's outcome of applying it (cluster/replicated-writes.ts).
+   */
+  readonly replicate?: (req: HttpRequest) => Promise<HttpResponse>;
 }
 
 /** Methods that never write: every other request to the management API may. */
@@ -26,12 +31,17 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Management routes whose POST only reads (a count), or is refused whatever the disk. */
 const READ_ONLY_POSTS = new Set(['api:feature_flags_user_blast_radius', 'api:persons']);
 
+/** A request to the management API that may write (in cluster mode, replicated). */
+function isManagementWrite(route: string, method: string): boolean {
+  return route.startsWith('api:') && !READ_METHODS.has(method) && !READ_ONLY_POSTS.has(route);
+}
+
 /**
  * Synchronous handlers are answered in the same call (no promise, no microtask: the 304 path of
  * flag definitions is bound by this thread).
  */
 export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => HttpResponse | Promise<HttpResponse> {
-  const { router, metrics, log, storeWrites, reserve } = deps;
+  const { router, metrics, log, storeWrites, reserve, replicate } = deps;
   const refused = (reason: string): HttpResponse => {
     metrics.storeWriteFailures.inc();
     storeWrites.failed(reason);
@@ -56,7 +66,7 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
     try {
       const matched = router.match(req);
       route = matched.name;
-      if (route.startsWith('api:') && !READ_METHODS.has(req.method) && !READ_ONLY_POSTS.has(route)) {
+      if (isManagementWrite(route, req.method)) {
         // A management write keeps half the reserve free (store/disk-reserve.ts says why half).
         // It does not mark the store unavailable: capture has its own look at the reserve.
         const short = reserve.shortfall('management', 0);
@@ -64,8 +74,10 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
           metrics.storeWriteFailures.inc();
           return counted(route, req, errorResponse(storeUnavailableError(short)));
         }
+        out = replicate ? replicate(req) : matched.run();
+      } else {
+        out = matched.run();
       }
-      out = matched.run();
     } catch (err) {
       return counted(route, req, failed(req, err));
     }

@@ -25,7 +25,8 @@ export interface DashboardsApiDeps {
   auth: AuthStore;
   dashboards: DashboardStore;
   rollups: UsageRollupReader;
-  linkSecret: Buffer;
+  /** The data directory's link secret (read when a link is signed or checked: in cluster mode the first start's command makes it). */
+  linkSecret: () => Buffer;
   /** Make reads see the person processor's latest commits (rollups are written by its thread). */
   freshReads(): void;
 }
@@ -57,7 +58,7 @@ export function addDashboardsApiRoutes(router: Router, deps: DashboardsApiDeps):
     deps.freshReads();
     const now = new Date();
     const computed = dashboardPageModel(dashboard, now, usageSource(deps, dashboard.project_id));
-    const path = signedDashboardPath(deps.linkSecret, dashboard.project_id, dashboard.id, now.getTime() / 1000);
+    const path = signedDashboardPath(deps.linkSecret(), dashboard.project_id, dashboard.id, now.getTime() / 1000);
     return json(200, renderDashboard(dashboard, computed, userById, `${requestOrigin(http)}${path}`));
   });
 
@@ -81,7 +82,7 @@ function pageProjectId(deps: DashboardsApiDeps, http: HttpRequest, params: Param
     const valid =
       /^\d{1,15}$/.test(params.project_id ?? '') &&
       /^\d{1,15}$/.test(params.id ?? '') &&
-      verifyDashboardLink(deps.linkSecret, projectId, dashboardId, exp ?? '', sig ?? '', Date.now() / 1000);
+      verifyDashboardLink(deps.linkSecret(), projectId, dashboardId, exp ?? '', sig ?? '', Date.now() / 1000);
     if (!valid) throw new HedgerowError('HR_DASHBOARD_LINK_INVALID');
     return projectId;
   }

@@ -4,6 +4,7 @@
  * refused DELETE; the same routes under the legacy `/api/feature_flag/` prefix (the caller's
  * current project). Writes run in one LMDB transaction each (see FlagStore).
  */
+import { writeTime } from '../util/write-context.js';
 import type { RequiredScope } from '../auth/authenticate-personal-key.js';
 import { HedgerowError } from '../errors.js';
 import type { FeatureFlagRecord } from '../flags/feature-flag.js';
@@ -97,13 +98,13 @@ class FlagApi {
   create(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'feature_flag:write');
     const flag = this.writer.create(req.project.id, req.principal.user, req.body);
-    return json(201, renderFlag(flag, this.renderContext(req, new Date())));
+    return json(201, renderFlag(flag, this.renderContext(req, writeTime())));
   }
 
   retrieve(http: HttpRequest, params: Params): HttpResponse {
     const req = this.request(http, params, 'feature_flag:read');
     const flag = flagOfProject(this.deps.flags, req.project.id, params);
-    return json(200, renderFlag(flag, this.renderContext(req, new Date())));
+    return json(200, renderFlag(flag, this.renderContext(req, writeTime())));
   }
 
   update(http: HttpRequest, params: Params, mode: 'patch' | 'put'): HttpResponse {
@@ -112,7 +113,7 @@ class FlagApi {
     const existing = flagOfProject(this.deps.flags, req.project.id, params);
     if (!this.deps.editPermission(user)(existing)) throw new HedgerowError('HR_FLAG_EDIT_DENIED');
     const flag = this.writer.update(req.project.id, existing.id, user, req.body, mode);
-    return json(200, renderFlag(flag, this.renderContext(req, new Date())));
+    return json(200, renderFlag(flag, this.renderContext(req, writeTime())));
   }
 
   /** PostHog never hard-deletes a flag: 405 with an empty body (soft delete is PATCH deleted=true). */

@@ -9,6 +9,7 @@ export interface ClusterMetrics {
   readonly tailLagSeconds: Gauge;
   readonly tailBlocks: Counter;
   readonly connected: Gauge;
+  readonly commandsApplied: Counter<'kind'>;
 }
 
 export function createClusterMetrics(registry: Registry, nodeName: string): ClusterMetrics {
@@ -49,6 +50,12 @@ export function createClusterMetrics(registry: Registry, nodeName: string): Clus
     tailBlocks: new Counter({
       name: 'hedgerow_cluster_tail_blocks_total',
       help: "Blocks of the events stream written into this node's event log",
+      registers,
+    }),
+    commandsApplied: new Counter({
+      name: 'hedgerow_cluster_commands_applied_total',
+      help: 'Commands of the stream (management writes, the first start) this node applied, by kind',
+      labelNames: ['kind'] as const,
       registers,
     }),
     connected: new Gauge({

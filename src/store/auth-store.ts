@@ -4,7 +4,7 @@
  * which is also what makes them safe when the CLI and the daemon write at the same time.
  * Reads are plain LMDB gets, so a change made by another process is seen on the next request.
  */
-import { randomUUID } from 'node:crypto';
+import { writeRandomUUID, writeTime } from '../util/write-context.js';
 import {
   generatePersonalApiKey,
   generateProjectToken,
@@ -151,6 +151,13 @@ export class AuthStore {
    * tokens (SDKs polling flag definitions present the same key every few seconds; the lookup
    * costs a SHA-256 and two record reads). The records returned are shared: do not mutate them.
    */
+  /** A personal API key by its SHA-256 (a cluster's replicated request carries only that: cluster/cluster-command.ts). */
+  personalKeyByHash(hash: string): { key: PersonalApiKey; user: User } | undefined {
+    const key = this.dbs.auth.get(K.pak(hash)) as PersonalApiKey | undefined;
+    const user = key ? this.user(key.user_id) : undefined;
+    return key && user ? { key, user } : undefined;
+  }
+
   personalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
     this.checkCacheVersion();
     if (this.personalKeyCache.has(secret)) return this.personalKeyCache.get(secret);
@@ -224,7 +231,7 @@ export class AuthStore {
   // ---- writes ----
 
   createOrganization(name: string): Organization {
-    const org: Organization = { id: randomUUID(), name, created_at: now() };
+    const org: Organization = { id: writeRandomUUID(), name, created_at: now() };
     this.dbs.root.transactionSync(() => {
       this.dbs.auth.putSync(K.org(org.id), org);
       this.bumpVersion();
@@ -248,7 +255,7 @@ export class AuthStore {
       if (this.dbs.auth.get(K.project(id))) throw new Error(`project ${id} already exists`);
       const project: Project = {
         id,
-        uuid: randomUUID(),
+        uuid: writeRandomUUID(),
         organization_id: input.organizationId,
         name: input.name,
         api_token: token,
@@ -279,10 +286,10 @@ export class AuthStore {
       const id = nextId(this.dbs, 'user');
       const user: User = {
         id,
-        uuid: randomUUID(),
+        uuid: writeRandomUUID(),
         email: input.email,
         first_name: input.firstName ?? '',
-        distinct_id: input.distinctId ?? randomUUID(),
+        distinct_id: input.distinctId ?? writeRandomUUID(),
         is_staff: input.isStaff ?? false,
         organization_id: input.organizationId,
         organization_level: input.level ?? ORGANIZATION_LEVEL.member,
@@ -316,7 +323,7 @@ export class AuthStore {
       if (!this.user(input.userId)) throw new Error(`user ${input.userId} does not exist`);
       if (this.dbs.auth.get(K.pak(hash)) !== undefined) throw new Error('that personal API key already exists');
       const record: PersonalApiKey = {
-        id: randomUUID(),
+        id: writeRandomUUID(),
         user_id: input.userId,
         label: input.label,
         scopes: input.scopes ?? [],
@@ -414,5 +421,5 @@ export class AuthStore {
 const AUTH_VERSION = 'auth_version';
 
 function now(): string {
-  return new Date().toISOString();
+  return writeTime().toISOString();
 }

@@ -22,8 +22,14 @@ export interface BootstrapResult {
 
 const ADMIN_EMAIL = 'admin@hedgerow.local';
 
-/** Creates the defaults when the store is empty; returns undefined when it was not. */
-export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: BootstrapConfig): BootstrapResult | undefined {
+/** What a first start created: the keys, and whether each was generated (and so must be shown). */
+export type Defaults = Omit<BootstrapResult, 'credentialsFile'>;
+
+/**
+ * Creates the defaults when the store is empty; returns undefined when it was not. Cluster mode
+ * runs it as a command every node applies (cluster/command-applier.ts), with the same outcome on each.
+ */
+export function createDefaultsIfEmpty(auth: AuthStore, keys: BootstrapConfig): Defaults | undefined {
   if (!auth.isEmpty()) return undefined;
   const org = auth.createOrganization('Default organization');
   const project = auth.createProject({
@@ -45,23 +51,32 @@ export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: Bootstr
     label: 'bootstrap',
     ...(keys.personalApiKey ? { secret: keys.personalApiKey } : {}),
   });
-  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
-  const result: BootstrapResult = {
+  return {
     projectId: project.id,
     projectApiKey: project.api_token,
     personalApiKey: secret,
     adminEmail: user.email,
-    credentialsFile,
     generated: { projectApiKey: !keys.projectApiKey, personalApiKey: !keys.personalApiKey },
   };
+}
+
+/** Creates the defaults when the store is empty and writes the credentials file; returns undefined when it was not. */
+export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: BootstrapConfig): BootstrapResult | undefined {
+  const defaults = createDefaultsIfEmpty(auth, keys);
+  return defaults === undefined ? undefined : writeCredentialsFile(dataDir, defaults);
+}
+
+/** Writes the first start's keys to a file only the owner can read (never over an existing one). */
+export function writeCredentialsFile(dataDir: string, d: Defaults): BootstrapResult {
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
   writeFileSync(
     credentialsFile,
     JSON.stringify(
-      { project_id: project.id, project_api_key: project.api_token, personal_api_key: secret, admin_email: user.email },
+      { project_id: d.projectId, project_api_key: d.projectApiKey, personal_api_key: d.personalApiKey, admin_email: d.adminEmail },
       null,
       2,
     ) + '\n',
     { mode: 0o600, flag: 'wx' },
   );
-  return result;
+  return { ...d, credentialsFile };
 }

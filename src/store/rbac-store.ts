@@ -17,7 +17,7 @@
  *   ['flag_role_access', id] → FeatureFlagRoleAccess
  *   ['flag_role', flagId, roleId] / ['role_flag', roleId, flagId] → flag role access id
  */
-import { randomUUID } from 'node:crypto';
+import { writeRandomUUID } from '../util/write-context.js';
 import { ACCESS_LEVEL, DEFAULT_ACCESS_LEVEL, FEATURE_FLAGS_RESOURCE, type AccessLevel, type Resource } from '../auth/access-level.js';
 import { catalogueError, HedgerowError } from '../errors.js';
 import { isoMicros } from '../compat/iso-micros.js';
@@ -136,7 +136,7 @@ export class RbacStore {
     return this.write(() => {
       this.assertRoleNameFree(input.organizationId, input.name);
       const role: Role = {
-        id: randomUUID(),
+        id: writeRandomUUID(),
         organization_id: input.organizationId,
         name: input.name,
         feature_flags_access_level: input.featureFlagsAccessLevel ?? this.resourceAccessLevel(input.organizationId, FEATURE_FLAGS_RESOURCE),
@@ -210,7 +210,7 @@ export class RbacStore {
       }
       const now = isoMicros();
       const m: RoleMembership = {
-        id: randomUUID(),
+        id: writeRandomUUID(),
         role_id: roleId,
         user_id: userId,
         joined_at: now,

@@ -51,6 +51,28 @@ export class StreamEventLog {
     return [micros, 0, b.seq];
   }
 
+  /**
+   * The cursor after a command at `seq` (which holds no block: the key's µs stay). The command's
+   * own transaction writes it (`writeCursorSync`), so that a command is applied exactly once.
+   */
+  cursorAfterCommand(seq: number): StreamCursor {
+    if (seq <= this.placed.seq) throw new Error(`stream command ${seq} is not after ${this.placed.seq}`);
+    if (this.placed !== this.committed) throw new Error('blocks are placed and not committed before a command');
+    return { seq, micros: this.placed.micros };
+  }
+
+  /** Writes `cursor`; call inside a write transaction. */
+  writeCursorSync(cursor: StreamCursor): void {
+    this.dbs.meta.putSync(STREAM_CURSOR_KEY, cursor);
+  }
+
+  /** Writes `cursor` in a transaction of its own (a command that wrote nothing else), and takes it as committed. */
+  commitCursor(cursor: StreamCursor): void {
+    this.dbs.root.transactionSync(() => this.writeCursorSync(cursor));
+    this.committed = cursor;
+    this.placed = cursor;
+  }
+
   /** Forgets what was placed and not committed (after a failed commit: the stream is read again from the cursor). */
   rewind(): void {
     this.placed = this.committed;

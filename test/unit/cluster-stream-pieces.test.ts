@@ -9,31 +9,31 @@ import path from 'node:path';
 import { DiscardPolicy, RetentionPolicy, type StreamConfig } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitBlock } from '../../src/cluster/block-publisher.js';
-import { ClusterSetupError, checkEventsStream, eventsStreamConfig } from '../../src/cluster/cluster-streams.js';
+import { ClusterSetupError, checkLogStream, logStreamConfig } from '../../src/cluster/cluster-streams.js';
 import type { StoredEvent } from '../../src/ingest/types.js';
 import { decodeBlock, encodeBlock } from '../../src/store/event-log.js';
 import { type EventKey, openStore, type StoreDatabases } from '../../src/store/open-store.js';
 import { StreamEventLog } from '../../src/store/stream-event-log.js';
 
 const settings = { replicas: 3, maxAgeHours: 168 };
-const info = (over: Partial<StreamConfig>) => ({ config: { ...eventsStreamConfig(settings), ...over } as StreamConfig });
+const info = (over: Partial<StreamConfig>) => ({ config: { ...logStreamConfig(settings), ...over } as StreamConfig });
 
-describe('checkEventsStream', () => {
+describe('checkLogStream', () => {
   it('takes the stream it would create, silently', () => {
-    expect(checkEventsStream(info({}), settings)).toEqual([]);
+    expect(checkLogStream(info({}), settings)).toEqual([]);
   });
   it.each([
     ['a work queue', { retention: RetentionPolicy.Workqueue }, /retention is "workqueue"/],
-    ['other subjects', { subjects: ['other'] }, /subjects are \["other"\]/],
+    ['other subjects', { subjects: ['other'] }, /subjects are \["other"\], not \["hedgerow.events","hedgerow.commands"\]/],
     ['discarding new messages', { discard: DiscardPolicy.New }, /discard policy is "new"/],
     ['messages too small for an event', { max_msg_size: 1024 * 1024 }, /max_msg_size is 1048576/],
     ['a sealed stream', { sealed: true }, /sealed/],
   ])('refuses %s', (_label, over, message) => {
-    expect(() => checkEventsStream(info(over), settings)).toThrow(ClusterSetupError);
-    expect(() => checkEventsStream(info(over), settings)).toThrow(message);
+    expect(() => checkLogStream(info(over), settings)).toThrow(ClusterSetupError);
+    expect(() => checkLogStream(info(over), settings)).toThrow(message);
   });
   it('warns about replicas and age that differ from the settings (they apply at creation only)', () => {
-    const warnings = checkEventsStream(info({ num_replicas: 1, max_age: 0 }), settings);
+    const warnings = checkLogStream(info({ num_replicas: 1, max_age: 0 }), settings);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/1 replicas; HEDGEROW_CLUSTER_REPLICAS=3/);
     expect(warnings[1]).toMatch(/for ever; HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS=168/);

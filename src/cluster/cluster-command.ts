@@ -1,0 +1,87 @@
+/**
+ * A management write in cluster mode, as a message of the stream: the request as the receiving
+ * node read it (method, path, query, body and the headers the API reads), with the time and a
+ * random seed that node fixed, so that every node applying it writes the same records
+ * (util/write-context.ts). A bearer personal API key travels as its SHA-256, which is what the
+ * store keeps; a key sent in the body or the query string travels as sent. Also the first
+ * start's defaults (`bootstrap`), which every node applies once, the first such command winning.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { Packr } from 'msgpackr';
+import type { BootstrapConfig } from '../config/schema.js';
+import type { HttpRequest } from '../http/types.js';
+
+/** The request headers the management API reads (auth, body type, absolute URLs, CORS). */
+const CARRIED_HEADERS = ['authorization', 'content-type', 'host', 'x-forwarded-proto', 'origin'] as const;
+
+interface CommandBase {
+  readonly v: 1;
+  /** Unique: the receiving node waits for the command of this id to be applied. */
+  readonly id: string;
+  readonly node: string;
+  readonly nowMs: number;
+  readonly seed: Uint8Array;
+}
+
+export interface HttpCommand extends CommandBase {
+  readonly kind: 'http';
+  readonly method: string;
+  readonly path: string;
+  readonly query: string;
+  readonly ip: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Uint8Array;
+}
+
+export interface BootstrapCommand extends CommandBase {
+  readonly kind: 'bootstrap';
+  readonly keys: BootstrapConfig;
+}
+
+export type ClusterCommand = HttpCommand | BootstrapCommand;
+
+const packr = new Packr({ useRecords: false, moreTypes: false });
+
+function base(node: string): CommandBase {
+  return { v: 1, id: randomUUID(), node, nowMs: Date.now(), seed: randomBytes(32) };
+}
+
+export function httpCommand(req: HttpRequest, node: string): HttpCommand {
+  const headers: Record<string, string> = {};
+  for (const name of CARRIED_HEADERS) {
+    const value = req.header(name);
+    if (value !== '') headers[name] = value;
+  }
+  const bearer = /^\s*Bearer\s+(\S+)\s*$/i.exec(headers.authorization ?? '')?.[1];
+  if (bearer !== undefined) headers.authorization = `Bearer-SHA256 ${createHash('sha256').update(bearer, 'utf8').digest('hex')}`;
+  return { ...base(node), kind: 'http', method: req.method, path: req.path, query: req.query, ip: req.ip, headers, body: req.body };
+}
+
+export function bootstrapCommand(keys: BootstrapConfig, node: string): BootstrapCommand {
+  return { ...base(node), kind: 'bootstrap', keys: { ...keys } };
+}
+
+export function encodeCommand(c: ClusterCommand): Uint8Array {
+  return packr.pack(c);
+}
+
+/** The command a message holds; throws for one this release cannot read. */
+export function decodeCommand(data: Uint8Array): ClusterCommand {
+  const c = packr.unpack(data) as Partial<ClusterCommand> | undefined;
+  if (c?.v !== 1 || (c.kind !== 'http' && c.kind !== 'bootstrap') || typeof c.id !== 'string') {
+    throw new Error('not a command this release can apply');
+  }
+  return { ...c, seed: new Uint8Array(c.seed as Uint8Array) } as ClusterCommand;
+}
+
+/** The request a command carries, as the router takes it. */
+export function commandRequest(c: HttpCommand): HttpRequest {
+  return {
+    method: c.method,
+    path: c.path,
+    query: c.query,
+    ip: c.ip,
+    body: c.body instanceof Uint8Array ? c.body : new Uint8Array(0),
+    header: (name) => c.headers[name.toLowerCase()] ?? '',
+  };
+}

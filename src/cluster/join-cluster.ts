@@ -1,0 +1,79 @@
+/**
+ * A node joining its cluster at start: the connection and the streams (ClusterNode), the tail
+ * that writes the stream's blocks into the node's event log and applies its commands
+ * (CommandApplier), then, once the node has applied what the stream held, management writes
+ * through the stream (ReplicatedWrites) and the cluster's defaults when it has none yet.
+ */
+import type { BootstrapConfig } from '../config/schema.js';
+import type { Router } from '../http/router.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import type { IngestPipeline } from '../ingest/ingest-pipeline.js';
+import type { Logger } from '../observability/logger.js';
+import type { AuthStore } from '../store/auth-store.js';
+import type { BootstrapResult } from '../store/bootstrap.js';
+import type { EventKey, StoreDatabases } from '../store/open-store.js';
+import type { ClusterNode } from './cluster-node.js';
+import { CommandApplier } from './command-applier.js';
+import { ReplicatedWrites } from './replicated-writes.js';
+
+export interface JoinClusterDeps {
+  readonly cluster: ClusterNode;
+  readonly pipeline: IngestPipeline;
+  readonly dbs: StoreDatabases;
+  readonly router: Router;
+  readonly auth: AuthStore;
+  readonly bootstrap: BootstrapConfig;
+  readonly dataDir: string;
+  readonly nodeName: string;
+  readonly log: Logger;
+}
+
+export interface Joined {
+  /** A management write, through the stream. */
+  replicate(req: HttpRequest): Promise<HttpResponse>;
+  /** What this node's first-start command created, when it was the one. */
+  readonly bootstrap: BootstrapResult | undefined;
+}
+
+/** Rejects with ClusterSetupError or StreamGapError when the node cannot run in this cluster, or when it is closed first. */
+export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
+  const { cluster, pipeline, dbs, auth, log } = deps;
+  const streamLog = pipeline.streamLog;
+  const applier = new CommandApplier({
+    dbs,
+    streamLog,
+    router: deps.router,
+    auth,
+    processorCaughtUp: () => processorCaughtUp(pipeline, dbs, log),
+    onApplied: (kind) => cluster.metrics.commandsApplied.inc({ kind }),
+    log,
+  });
+  await cluster.start({
+    position: () => streamLog.position,
+    write: (blocks, events) => pipeline.appendFromStream(blocks, events),
+    command: (seq, data) => applier.apply(seq, data),
+  });
+  // Writes are taken once the node has applied what the stream held when it joined: a write
+  // checked against an older state would be refused where the cluster would take it, or the reverse.
+  while (!(await cluster.tailCaughtUp(10_000))) {
+    if (cluster.closed) throw new Error('closed while joining');
+    log.warn('cluster: still applying the stream before taking management writes');
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+  const writes = new ReplicatedWrites(cluster, applier, deps.nodeName);
+  const bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
+  return { replicate: (req) => writes.replicate(req, auth), bootstrap };
+}
+
+/** Resolves once the person processor has applied every block of the node's event log (a command reads what it wrote). */
+async function processorCaughtUp(pipeline: IngestPipeline, dbs: StoreDatabases, log: Logger): Promise<void> {
+  for (;;) {
+    const processor = pipeline.processor;
+    if (processor === undefined) return;
+    dbs.root.resetReadTxn();
+    let last: EventKey | undefined;
+    for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) last = key;
+    if (await processor.caughtUp(last, 10_000)) return;
+    log.warn('cluster: a command waits for the person processor to catch up');
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * The receiving side of a management write in cluster mode: the request becomes a command of
+ * the stream, and the node answers with what applying it on its own store came to, once it has
+ * (cluster/command-applier.ts). Also the first start's defaults, made once for the cluster.
+ */
+import { catalogueError } from '../errors.js';
+import type { HttpRequest, HttpResponse } from '../http/types.js';
+import type { BootstrapConfig } from '../config/schema.js';
+import type { AuthStore } from '../store/auth-store.js';
+import { type BootstrapResult, writeCredentialsFile } from '../store/bootstrap.js';
+import { authenticatePersonalKey } from '../auth/authenticate-personal-key.js';
+import { userRequest } from '../http/api-request.js';
+import { isMultipart } from '../http/multipart-form.js';
+import { QueryParams } from '../http/query-params.js';
+import { bootstrapCommand, type ClusterCommand, encodeCommand, httpCommand } from './cluster-command.js';
+import type { ClusterNode } from './cluster-node.js';
+import type { Applied, CommandApplier } from './command-applier.js';
+
+/**
+ * How long a write waits for its command to be applied on the receiving node: the person
+ * processor's backlog (HEDGEROW_MAX_PERSON_BACKLOG events) comes first.
+ */
+const ANSWER_TIMEOUT_MS = 30_000;
+
+/** Room for a command's fields besides the body. */
+const COMMAND_ROOM = 64 * 1024;
+
+/**
+ * Throws the 401 (or 400) the API would answer when no stored key authenticates the request: by
+ * its Authorization header or query string, else by its body (a multipart upload's fields are
+ * left to the command, as the API reads them after the file).
+ */
+function checkAuthenticated(auth: AuthStore, req: HttpRequest): void {
+  const query = new QueryParams(req.query);
+  try {
+    authenticatePersonalKey(auth, req.header('authorization'), query);
+    return;
+  } catch (err) {
+    if (!/^\s*$/.test(req.header('authorization')) || query.has('personal_api_key')) throw err;
+  }
+  if (!isMultipart(req)) userRequest(auth, req);
+}
+
+export class ReplicatedWrites {
+  constructor(
+    private readonly node: ClusterNode,
+    private readonly applier: CommandApplier,
+    private readonly nodeName: string,
+  ) {}
+
+  /**
+   * A management write: answered with this node's outcome of applying it, or 503 `not_ready`. A
+   * request no stored key authenticates is answered here, never put in the stream (every node
+   * would refuse it alike).
+   */
+  async replicate(req: HttpRequest, auth: AuthStore): Promise<HttpResponse> {
+    checkAuthenticated(auth, req);
+    const command = httpCommand(req, this.nodeName);
+    if (encodeCommand(command).byteLength > this.node.maxMessageBytes) {
+      throw catalogueError('HR_BODY_TOO_LARGE', { max_bytes: this.node.maxMessageBytes - COMMAND_ROOM });
+    }
+    const applied = await this.run(command);
+    if (applied.kind !== 'http') throw new Error('a request command came back as another kind');
+    return applied.response;
+  }
+
+  /**
+   * Once the node has applied the whole stream: when the cluster has no defaults yet, proposes
+   * this node's; the first such command in the stream makes them on every node. Returns what this
+   * node's command created (its credentials file written), or undefined.
+   */
+  async bootstrapIfEmpty(auth: AuthStore, keys: BootstrapConfig, dataDir: string): Promise<BootstrapResult | undefined> {
+    if (!auth.isEmpty()) return undefined;
+    const applied = await this.run(bootstrapCommand(keys, this.nodeName));
+    return applied.kind === 'bootstrap' && applied.created ? writeCredentialsFile(dataDir, applied.created) : undefined;
+  }
+
+  private async run(command: ClusterCommand): Promise<Applied> {
+    const { outcome, forget } = this.applier.expect(command.id, ANSWER_TIMEOUT_MS);
+    try {
+      await this.node.publishCommand(command);
+    } catch (err) {
+      forget();
+      throw catalogueError('HR_CLUSTER_WRITE_UNAVAILABLE', { reason: (err as Error)?.message ?? String(err) });
+    }
+    try {
+      return await outcome;
+    } catch (err) {
+      throw catalogueError('HR_CLUSTER_WRITE_UNAVAILABLE', {
+        reason: `the cluster holds the change, but this node has ${(err as Error).message}`,
+      });
+    }
+  }
+}
