@@ -14,6 +14,9 @@ import type { NatsLink } from './nats-link.js';
 /** Blocks written in one transaction at most. */
 const MAX_BATCH_BLOCKS = 256;
 const RETRY_MS = 1_000;
+/** A consumer silent this long while the stream holds more than the node wrote is made again. */
+const STALL_MS = 10_000;
+const STALL_CHECK_MS = 2_500;
 
 export interface TailSink {
   /** The stream position committed last. */
@@ -48,6 +51,14 @@ export class EventTail {
   private stopped = false;
   private messages: ConsumerMessages | undefined;
   private running: Promise<void> | undefined;
+  /** When the last message arrived (or the consumer was made). */
+  private lastArrival = Date.now();
+  /** True while a batch or command is being written (a slow write is not a stalled consumer). */
+  private busy = false;
+  private stalled = false;
+  /** Blocks read and not yet written (more were pending). */
+  private batch: StreamBlock[] = [];
+  private batchEvents = 0;
 
   constructor(
     private readonly link: NatsLink,
@@ -91,41 +102,83 @@ export class EventTail {
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: from,
     });
-    const messages = await consumer.consume({ max_messages: 1024 });
+    // A request for more every 5 s (heartbeats every 2.5 s when idle): a consumer lost with its
+    // server (a stream leader killed) is noticed and made again within ~5 s, not the default 30 s.
+    const messages = await consumer.consume({ max_messages: 1024, expires: 5_000 });
     this.messages = messages;
     if (this.stopped) await messages.close();
+    const watchdog = setInterval(() => void this.checkStalled(messages), STALL_CHECK_MS);
     try {
       await this.drain(messages);
     } finally {
+      clearInterval(watchdog);
       await messages.close();
+    }
+    if (this.stalled) {
+      this.stalled = false;
+      throw new Error(`no message arrived for ${STALL_MS / 1000} s while the stream held more: reading it again`);
     }
   }
 
+  /**
+   * A consumer that stops delivering while the stream holds more than the node has written (its
+   * server lost, and the client's own recovery not done) is closed, so the loop makes a new one.
+   */
+  private async checkStalled(messages: ConsumerMessages): Promise<void> {
+    if (this.stopped || this.busy || Date.now() - this.lastArrival < STALL_MS) return;
+    try {
+      const info = await this.link.jsm.streams.info(LOG_STREAM);
+      if (info.state.last_seq <= this.sink.position().seq || Date.now() - this.lastArrival < STALL_MS) return;
+    } catch {
+      return; // the cluster is unreachable: nothing to read either
+    }
+    this.stalled = true;
+    await messages.close();
+  }
+
   private async drain(messages: ConsumerMessages): Promise<void> {
-    let batch: StreamBlock[] = [];
-    let events = 0;
-    const flush = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      await this.sink.write(batch, events);
-      this.hooks.onBlocks(batch.length);
-      batch = [];
-      events = 0;
-    };
+    this.batch = [];
+    this.batchEvents = 0;
+    this.lastArrival = Date.now();
     for await (const m of messages) {
-      if (m.subject === COMMANDS_SUBJECT) {
-        await flush();
-        await this.sink.command(m.seq, m.data);
-        this.progress(m);
-        if (this.stopped) break;
-        continue;
+      this.lastArrival = Date.now();
+      this.busy = true;
+      try {
+        await this.take(m);
+      } finally {
+        this.busy = false;
+        this.lastArrival = Date.now();
       }
-      batch.push({ seq: m.seq, micros: Number(m.headers?.get(MICROS_HEADER)) || Math.floor(m.info.timestampNanos / 1000), block: m.data });
-      events += Number(m.headers?.get(EVENTS_HEADER)) || 0;
-      if (m.info.pending > 0 && batch.length < MAX_BATCH_BLOCKS) continue;
-      await flush();
-      this.progress(m);
       if (this.stopped) break;
     }
+  }
+
+  /** One message: a block joins the batch (written once no more are pending, or it is full); a command is applied after the batch. */
+  private async take(m: JsMsg): Promise<void> {
+    if (m.subject === COMMANDS_SUBJECT) {
+      await this.flush();
+      await this.sink.command(m.seq, m.data);
+      this.progress(m);
+      return;
+    }
+    this.batch.push({
+      seq: m.seq,
+      micros: Number(m.headers?.get(MICROS_HEADER)) || Math.floor(m.info.timestampNanos / 1000),
+      block: m.data,
+    });
+    this.batchEvents += Number(m.headers?.get(EVENTS_HEADER)) || 0;
+    if (m.info.pending > 0 && this.batch.length < MAX_BATCH_BLOCKS) return;
+    await this.flush();
+    this.progress(m);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const { batch, batchEvents } = this;
+    this.batch = [];
+    this.batchEvents = 0;
+    await this.sink.write(batch, batchEvents);
+    this.hooks.onBlocks(batch.length);
   }
 
   private progress(last: JsMsg): void {

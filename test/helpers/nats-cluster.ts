@@ -31,6 +31,8 @@ export interface NatsCluster {
   kill(i: number, signal?: NodeJS.Signals): Promise<void>;
   /** Starts server `i` again (same ports, same store) and waits until it is ready. */
   start(i: number): Promise<void>;
+  /** Starts every server that is down at once (a lone server is never ready: it needs a quorum). */
+  startAll(): Promise<void>;
   /** The name (`n1`…) of the server leading a stream, from the monitoring endpoint. */
   streamLeader(stream: string): Promise<string | undefined>;
   /** Index of a server by name. */
@@ -133,6 +135,11 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
       const s = slots[i] as ServerSlot;
       launch(s);
       await ready(s);
+    },
+    async startAll() {
+      const down = slots.filter((s) => !s.child || s.child.exitCode !== null || s.child.signalCode !== null);
+      for (const s of down) launch(s);
+      await Promise.all(down.map((s) => ready(s)));
     },
     async streamLeader(stream) {
       for (const s of slots) {

@@ -141,8 +141,11 @@ describe('cluster mode: capture through two nodes', () => {
     // Answered once applied on A; B applies it from the same stream.
     const seenOnB = await onB.get(`/api/projects/1/feature_flags/${flag.id}/`);
     expect([200, 404]).toContain(seenOnB.status);
-    const duplicate = await onB.post('/api/projects/1/feature_flags/', { key: 'cluster-flag', filters: {} });
-    expect(duplicate.status).toBe(400);
+    const duplicate = await onB.post('/api/projects/1/feature_flags/', {
+      key: 'cluster-flag',
+      filters: { groups: [{ rollout_percentage: 5 }] },
+    });
+    expect([duplicate.status, duplicate.json]).toEqual([400, expect.objectContaining({ code: 'unique', attr: 'key' })]);
 
     const current = (await onA.get(`/api/projects/1/feature_flags/${flag.id}/`)).json as Record<string, unknown>;
     const race = await Promise.all(

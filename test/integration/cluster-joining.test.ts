@@ -1,0 +1,131 @@
+/**
+ * Nodes joining a cluster (three real `nats-server` processes on loopback):
+ * - The first node, with no keys configured, makes the cluster's defaults and writes its
+ *   credentials file; a node started later with an empty data directory catches up from the
+ *   stream, makes nothing of its own, and ends with the same records, events and persons.
+ * - Once the stream no longer reaches back to a new node's (empty) start, the node refuses to run
+ *   (exit 2) and says how to start it from a backup; started from a running node's backup, it
+ *   catches up from the backup's place in the stream and ends identical to that node.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open-store.js';
+import { apiClient } from '../helpers/api.js';
+import { cleanupDaemons, makeTempDir, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { gzip, listAllEvents, send, waitForPersons } from '../helpers/http.js';
+import { startNatsCluster, stopNatsClusters, type NatsCluster } from '../helpers/nats-cluster.js';
+
+afterAll(async () => {
+  await cleanupDaemons();
+  await stopNatsClusters();
+});
+
+/** Every record but the node's own cursors. */
+async function dump(dataDir: string): Promise<unknown> {
+  const dbs = openStore({ dataDir, sync: 'durable', readOnly: true });
+  const all = (db: unknown) => [...(db as typeof dbs.persons).getRange({})].map(({ key, value }) => [key, value]);
+  const out = {
+    auth: all(dbs.auth),
+    flags: all(dbs.flags),
+    persons: all(dbs.persons),
+    distinctIds: all(dbs.distinctIds),
+    groups: all(dbs.groups),
+    meta: all(dbs.meta).filter(([k]) => !/cursor/.test(String(k))),
+  };
+  await dbs.root.close();
+  return out;
+}
+
+interface Credentials {
+  project_api_key: string;
+  personal_api_key: string;
+}
+
+describe('cluster mode: joining', () => {
+  let nats: NatsCluster;
+  let first: DaemonHandle;
+  let keys: Credentials;
+  const node = (name: string, dataDir?: string) =>
+    startDaemon({
+      backend: 'uws',
+      projectKey: null,
+      personalKey: null,
+      ...(dataDir ? { dataDir } : {}),
+      env: { HEDGEROW_CLUSTER_NATS: nats.servers, HEDGEROW_NODE_NAME: name, HEDGEROW_HTTP_THREADS: '1' },
+    });
+  const capture = async (d: DaemonHandle, from: number, n: number): Promise<void> => {
+    const batch = Array.from({ length: n }, (_, i) => ({
+      event: 'joined',
+      distinct_id: `user-${(from + i) % 25}`,
+      uuid: `00000000-0000-4000-8000-${(from + i).toString(16).padStart(12, '0')}`,
+      properties: { $set: { n: from + i } },
+    }));
+    const r = await send(d, '/batch/', {
+      body: gzip(JSON.stringify({ api_key: keys.project_api_key, batch })),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(r.status).toBe(200);
+  };
+
+  beforeAll(async () => {
+    nats = await startNatsCluster(3);
+    first = await node('first');
+    keys = JSON.parse(readFileSync(path.join(first.dataDir, 'bootstrap-credentials.json'), 'utf8')) as Credentials;
+  }, 60_000);
+
+  it('makes the defaults once: a later node with an empty data directory catches up and makes none', { timeout: 60_000 }, async () => {
+    await capture(first, 0, 200);
+    const flag = await apiClient(first, keys.personal_api_key).post('/api/projects/1/feature_flags/', {
+      key: 'joined-flag',
+      filters: { groups: [{ rollout_percentage: 100 }] },
+    });
+    expect([flag.status, flag.text]).toEqual([201, expect.any(String)]);
+    const second = await node('second');
+    expect(existsSync(path.join(second.dataDir, 'bootstrap-credentials.json'))).toBe(false);
+    expect(second.records().some((r) => r.msg === 'ready')).toBe(true);
+    // The first node's keys work on the second.
+    const flags = await apiClient(second, keys.personal_api_key).get('/api/projects/1/feature_flags/');
+    expect((flags.json as { results: { key: string }[] }).results.map((f) => f.key)).toEqual(['joined-flag']);
+    await capture(second, 200, 100);
+    for (const d of [first, second]) await waitForPersons(d, 30_000);
+    const events = await Promise.all([first, second].map((d) => listAllEvents({ baseUrl: d.baseUrl, personalKey: keys.personal_api_key })));
+    expect(events[0]).toHaveLength(300);
+    expect(events[1]).toEqual(events[0]);
+    expect(await dump(second.dataDir)).toEqual(await dump(first.dataDir));
+    await second.stop();
+  });
+
+  it('refuses to start where the stream no longer reaches back, and starts from a backup of a running node', {
+    timeout: 90_000,
+  }, async () => {
+    // The stream keeps only its last messages, as its age limit would leave it.
+    const nc = await connect({ servers: nats.urls });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.purge('HEDGEROW', { keep: 2 });
+    await nc.close();
+
+    const refused = await node('late').then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
+    expect(refused).toMatch(/exited during startup with code 2/);
+    expect(refused).toMatch(/hedgerow backup/);
+
+    const backup = path.join(makeTempDir(), 'backup');
+    expect((await runCli(['backup', backup, '--data-dir', first.dataDir], { timeoutMs: 60_000 })).code).toBe(0);
+    await capture(first, 300, 50); // after the backup: the restored node takes these from the stream
+    const restoredDir = path.join(makeTempDir(), 'restored');
+    expect((await runCli(['restore', backup, '--data-dir', restoredDir])).code).toBe(0);
+    const restored = await node('restored', restoredDir);
+    for (const d of [first, restored]) await waitForPersons(d, 30_000);
+    const events = await Promise.all(
+      [first, restored].map((d) => listAllEvents({ baseUrl: d.baseUrl, personalKey: keys.personal_api_key })),
+    );
+    expect(events[0]).toHaveLength(350);
+    expect(events[1]).toEqual(events[0]);
+    expect(await dump(restoredDir)).toEqual(await dump(first.dataDir));
+  });
+});
