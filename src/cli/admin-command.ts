@@ -24,12 +24,16 @@ export function addAdminCommands(program: Command): void {
     .description('manage projects, users, personal API keys, roles and organization resource access; import from PostHog');
 
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
-  withStore(projects.command('list').description('list projects').option('--json', 'print JSON'), (auth, o) =>
-    printTable(o, auth.projects(), [
-      ['id', (p) => p.id],
-      ['api token', (p) => p.api_token],
-      ['name', (p) => p.name],
-    ]),
+  withStore(
+    projects.command('list').description('list projects').option('--json', 'print JSON'),
+    (auth, o) =>
+      printTable(o, auth.projects(), [
+        ['id', (p) => p.id],
+        ['api token', (p) => p.api_token],
+        ['name', (p) => p.name],
+      ]),
+    [],
+    'reads',
   );
   withStore(
     projects
@@ -68,13 +72,17 @@ export function addAdminCommands(program: Command): void {
   );
 
   const users = admin.command('users').description('users of the organization');
-  withStore(users.command('list').description('list users').option('--json', 'print JSON'), (auth, o) =>
-    printTable(o, auth.users(), [
-      ['id', (u) => u.id],
-      ['email', (u) => u.email],
-      ['current project', (u) => u.current_project_id],
-      ['organization level', (u) => levelName(u.organization_level)],
-    ]),
+  withStore(
+    users.command('list').description('list users').option('--json', 'print JSON'),
+    (auth, o) =>
+      printTable(o, auth.users(), [
+        ['id', (u) => u.id],
+        ['email', (u) => u.email],
+        ['current project', (u) => u.current_project_id],
+        ['organization level', (u) => levelName(u.organization_level)],
+      ]),
+    [],
+    'reads',
   );
   withStore(
     users
@@ -104,18 +112,22 @@ export function addAdminCommands(program: Command): void {
   );
 
   const keys = admin.command('keys').description('personal API keys (phx_), stored hashed');
-  withStore(keys.command('list').description('list personal API keys (masked)').option('--json', 'print JSON'), (auth, o) =>
-    printTable(
-      o,
-      auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
-      [
-        ['id', (k) => k.id],
-        ['user', (k) => auth.user(k.user_id)?.email ?? `user ${k.user_id}`],
-        ['key', (k) => k.mask_value],
-        ['label', (k) => k.label],
-        ['scopes', (k) => (k.scopes.length > 0 ? k.scopes.join(',') : '(full access)')],
-      ],
-    ),
+  withStore(
+    keys.command('list').description('list personal API keys (masked)').option('--json', 'print JSON'),
+    (auth, o) =>
+      printTable(
+        o,
+        auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
+        [
+          ['id', (k) => k.id],
+          ['user', (k) => auth.user(k.user_id)?.email ?? `user ${k.user_id}`],
+          ['key', (k) => k.mask_value],
+          ['label', (k) => k.label],
+          ['scopes', (k) => (k.scopes.length > 0 ? k.scopes.join(',') : '(full access)')],
+        ],
+      ),
+    [],
+    'reads',
   );
   withStore(
     keys

@@ -43,6 +43,7 @@ export function addFlagCommands(admin: Command): void {
       else process.stdout.write(`${url}\n`);
     },
     ['host', 'port'],
+    'reads',
   );
 }
 

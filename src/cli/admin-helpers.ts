@@ -19,13 +19,14 @@ type Run = (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[], co
  * with the store open (`args`: the command's positional arguments); an error ends the process
  * (exit 2).
  */
-export function withStore(cmd: Command, run: Run, settings: readonly string[] = []): void {
+export function withStore(cmd: Command, run: Run, settings: readonly string[] = [], access: 'reads' | 'writes' = 'writes'): void {
   addCommandConfigFlags(cmd, ['dataDir', ...settings]).action(async (...received: unknown[]) => {
     // Commander passes the positional arguments, then the options, then the command.
     const opts = received[received.length - 2] as Opts;
     const args = received.slice(0, -2).map(String);
     const config = cliConfig(opts);
-    const dbs: StoreDatabases = openDataDir(config);
+    if (config.clusterNats !== '' && access === 'writes') refuseClusterWrite(config.dataDir);
+    const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
     try {
       run(new AuthStore(dbs), opts, dbs, args, config);
     } catch (err) {
@@ -34,6 +35,16 @@ export function withStore(cmd: Command, run: Run, settings: readonly string[] = 
       await dbs.root.close();
     }
   });
+}
+
+/**
+ * A cluster node's records change only through the cluster's stream (docs/cluster.md), which the
+ * command line does not write to: a change made here would be on this node alone.
+ */
+export function refuseClusterWrite(dataDir: string): never {
+  fail(
+    `${dataDir} is a cluster node's data directory (HEDGEROW_CLUSTER_NATS is set): its records change only through the cluster's stream, which \`hedgerow admin\` does not write to yet. Make the change through any node's REST API (docs/cluster.md#managing-a-cluster); listing works here.`,
+  );
 }
 
 /** `--json`: the value as indented JSON; otherwise `line(x)` for each record. */

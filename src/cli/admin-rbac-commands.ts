@@ -21,17 +21,20 @@ interface Ctx {
 
 export function addRbacCommands(admin: Command): void {
   const roles = admin.command('roles').description('roles of the organization and their members');
-  withRbac(roles.command('list').description('list roles').option('--json', 'print JSON'), (c, o) =>
-    printTable(
-      o,
-      c.rbac.roles(c.org.id).map((r) => roleSummary(c, r)),
-      [
-        ['id', (r) => r.id],
-        ['flag access', (r) => levelText(r.feature_flags_access_level)],
-        ['members', (r) => r.members.length],
-        ['name', (r) => r.name],
-      ],
-    ),
+  withRbac(
+    roles.command('list').description('list roles').option('--json', 'print JSON'),
+    (c, o) =>
+      printTable(
+        o,
+        c.rbac.roles(c.org.id).map((r) => roleSummary(c, r)),
+        [
+          ['id', (r) => r.id],
+          ['flag access', (r) => levelText(r.feature_flags_access_level)],
+          ['members', (r) => r.members.length],
+          ['name', (r) => r.name],
+        ],
+      ),
+    'reads',
   );
   withRbac(
     roles
@@ -111,17 +114,21 @@ export function addRbacCommands(admin: Command): void {
         ['joined', (m) => m.joined_at],
       ]);
     },
+    'reads',
   );
 
   const access = admin
     .command('access')
     .description('organization resource access: the default level for everyone (no row means 37, can always edit)');
-  withRbac(access.command('list').description('list resource access rows').option('--json', 'print JSON'), (c, o) =>
-    printTable(o, c.rbac.resourceAccessList(c.org.id), [
-      ['id', (r) => r.id],
-      ['level', (r) => levelText(r.access_level)],
-      ['resource', (r) => r.resource],
-    ]),
+  withRbac(
+    access.command('list').description('list resource access rows').option('--json', 'print JSON'),
+    (c, o) =>
+      printTable(o, c.rbac.resourceAccessList(c.org.id), [
+        ['id', (r) => r.id],
+        ['level', (r) => levelText(r.access_level)],
+        ['resource', (r) => r.resource],
+      ]),
+    'reads',
   );
   withRbac(
     access
@@ -157,11 +164,16 @@ export function addRbacCommands(admin: Command): void {
   );
 }
 
-function withRbac(cmd: Command, run: (ctx: Ctx, opts: Opts) => void): void {
-  withStore(cmd, (auth: AuthStore, opts: Opts, dbs: StoreDatabases) => {
-    const org = auth.organizations()[0] ?? fail('no organization: start the daemon once first');
-    run({ auth, rbac: new RbacStore(dbs), org }, opts);
-  });
+function withRbac(cmd: Command, run: (ctx: Ctx, opts: Opts) => void, access: 'reads' | 'writes' = 'writes'): void {
+  withStore(
+    cmd,
+    (auth: AuthStore, opts: Opts, dbs: StoreDatabases) => {
+      const org = auth.organizations()[0] ?? fail('no organization: start the daemon once first');
+      run({ auth, rbac: new RbacStore(dbs), org }, opts);
+    },
+    [],
+    access,
+  );
 }
 
 function roleSummary(c: Ctx, role: Role) {

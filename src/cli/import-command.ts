@@ -23,6 +23,7 @@ import type { StoreDatabases } from '../store/open-store.js';
 import { type Opts, toInt } from './admin-helpers.js';
 import { addCommandConfigFlags } from './config-flags.js';
 import { cliConfig, fail, openDataDir } from './open-data-dir.js';
+import { refuseClusterWrite } from './admin-helpers.js';
 
 /** Where a personal API key for `--from` may come from instead of the command line (where ps shows it). */
 const PERSONAL_API_KEY_ENV = 'POSTHOG_PERSONAL_API_KEY';
@@ -43,8 +44,10 @@ export function addImportCommands(admin: Command): void {
     .option('--dry-run', 'print what would change, and change nothing')
     .option('--json', 'print the report as JSON');
   addCommandConfigFlags(posthog, ['dataDir', 'maxPropertyValues']).action(async (opts: Opts) => {
+    const config = cliConfig(opts);
+    if (config.clusterNats !== '') refuseClusterWrite(config.dataDir);
     const defs = await readInput(opts);
-    const dbs = openDataDir(cliConfig(opts));
+    const dbs = openDataDir(config);
     let report: ImportReport;
     try {
       report = runImport(dbs, defs, opts);

@@ -3,6 +3,8 @@
  * - The first node, with no keys configured, makes the cluster's defaults and writes its
  *   credentials file; a node started later with an empty data directory catches up from the
  *   stream, makes nothing of its own, and ends with the same records, events and persons.
+ * - `hedgerow admin` lists a node's records, and refuses to change them (exit 2): a change made
+ *   there would be on that node alone.
  * - Once the stream no longer reaches back to a new node's (empty) start, the node refuses to run
  *   (exit 2) and says how to start it from a backup; started from a running node's backup, it
  *   catches up from the backup's place in the stream and ends identical to that node.
@@ -96,6 +98,15 @@ describe('cluster mode: joining', () => {
     expect(events[1]).toEqual(events[0]);
     expect(await dump(second.dataDir)).toEqual(await dump(first.dataDir));
     await second.stop();
+  });
+
+  it('lists with `hedgerow admin` on a node, and refuses changes there', async () => {
+    const env = { HEDGEROW_CLUSTER_NATS: nats.servers };
+    const list = await runCli(['admin', 'users', 'list', '--data-dir', first.dataDir], { env });
+    expect([list.code, list.stdout]).toEqual([0, expect.stringContaining('admin@hedgerow.local')]);
+    const create = await runCli(['admin', 'users', 'create', '--email', 'late@example.com', '--data-dir', first.dataDir], { env });
+    expect(create.code).toBe(2);
+    expect(create.stderr).toMatch(/cluster node's data directory .* through any node's REST API/);
   });
 
   it('refuses to start where the stream no longer reaches back, and starts from a backup of a running node', {
