@@ -2,6 +2,7 @@
  * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
  * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
  */
+import { packageVersion } from './config/package-version.js';
 import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
@@ -254,6 +255,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       worker_nice: config.workerNice,
       max_person_backlog: config.maxPersonBacklog,
       sync: config.sync,
+      version: packageVersion(),
+      node_version: process.versions.node,
     },
     'ready',
   );

@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, loadConfigWithWarnings } from '../config/load-config.js';
+import { packageVersion } from '../config/package-version.js';
 import type { Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
@@ -39,6 +40,9 @@ export function addServeCommand(program: Command): void {
     }
     const log = createLogger(config.logLevel);
     logUncaughtErrors(log);
+    // First, so that every start in a journal says which release and runtime it was.
+    const version = packageVersion();
+    log.info({ version, node_version: process.versions.node }, `starting Hedgerow ${version} on Node.js ${process.version}`);
     for (const warning of warnings) log.warn(warning);
     // Signals are handled from before the daemon starts: one arriving during startup stops it
     // as soon as it is up, never with the default action (an unclean exit).

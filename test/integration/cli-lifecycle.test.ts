@@ -95,6 +95,21 @@ describe('unknown HEDGEROW_* variables at start', () => {
   });
 });
 
+describe('the startup log', () => {
+  it("names Hedgerow's version and Node's on its first line and on the ready line", async () => {
+    const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    const d = await startDaemon({ backend: 'node' });
+    const versions = { version: pkg.version, node_version: process.versions.node };
+    expect(d.records()[0]).toMatchObject({
+      level: 'info',
+      msg: `starting Hedgerow ${pkg.version} on Node.js ${process.version}`,
+      ...versions,
+    });
+    expect(d.records().find((r) => r.msg === 'ready')).toMatchObject(versions);
+    expect(await d.stop()).toBe(0);
+  });
+});
+
 describe('first start', () => {
   it('without bootstrap keys, generates them and writes bootstrap-credentials.json readable only by its owner', async () => {
     const d = await startDaemon({ backend: 'node', projectKey: null, personalKey: null });
