@@ -42,6 +42,7 @@ import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
 import { bootstrapIfEmpty } from './store/bootstrap.js';
 import { lockDataDir } from './store/data-dir-lock.js';
+import { storeOpenError } from './store/store-open-error.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
 import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
@@ -64,7 +65,12 @@ export interface Daemon {
 
 export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
-  const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
+  let dbs: StoreDatabases;
+  try {
+    dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
+  } catch (err) {
+    throw storeOpenError(config.dataDir, err) ?? err;
+  }
   // The store's readers and writers, made once and shared by every route.
   const services = createStoreServices(dbs);
   const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;

@@ -11,6 +11,7 @@ import type { Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
 import { addConfigFlags, commandEnv, configFlags } from './config-flags.js';
+import { exitWithStartFailure } from './start-failure.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
 const CLOSE_GRACE_MS = 5000;
@@ -32,11 +33,7 @@ export function addServeCommand(program: Command): void {
         throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
       }
     } catch (err) {
-      if (err instanceof ConfigError) {
-        process.stderr.write(`hedgerow: ${err.message}\n`);
-        process.exit(2);
-      }
-      throw err;
+      exitWithStartFailure(err);
     }
     const log = createLogger(config.logLevel);
     logUncaughtErrors(log);
@@ -84,8 +81,7 @@ export function addServeCommand(program: Command): void {
       const { startDaemon } = await import('../daemon.js');
       daemon = await startDaemon(config, log);
     } catch (err) {
-      log.fatal({ err }, 'failed to start');
-      process.exit(1);
+      exitWithStartFailure(err, log);
     }
     if (requested !== undefined) stop(requested);
   });

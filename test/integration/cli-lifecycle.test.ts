@@ -46,8 +46,15 @@ describe('bad configuration', () => {
   it('HEDGEROW_PORT=abc exits non-zero naming the setting', async () => {
     const r = await serve([], { HEDGEROW_PORT: 'abc' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535\n');
-    expect(r.stdout).toBe('');
+    const message = 'invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535';
+    expect(r.stderr).toBe(`hedgerow: ${message}\n`);
+    // stdout is not a terminal here: the log gets the same as its one line.
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([expect.objectContaining({ level: 'fatal', msg: `failed to start: ${message}`, exit_code: 2 })]);
   });
 
   it('--workers 999 exits non-zero naming the flag', async () => {
