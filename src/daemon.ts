@@ -2,6 +2,8 @@
  * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
  * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { packageVersion } from './config/package-version.js';
 import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
@@ -24,6 +26,7 @@ import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
+import { firstStartLogLine, keptCredentialsMessage } from './observability/first-start-log.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
@@ -40,7 +43,14 @@ import { PosthogJsBundles } from './http/posthog-js-bundles.js';
 import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
-import { bootstrapIfEmpty } from './store/bootstrap.js';
+import { bootstrapIfEmpty, CREDENTIALS_FILE } from './store/bootstrap.js';
+import {
+  type FirstStartKeys,
+  forgetGeneratedKeys,
+  generatedKeysToShow,
+  hasGeneratedKeysToShow,
+  rememberGeneratedKeys,
+} from './store/first-start-keys.js';
 import { lockDataDir } from './store/data-dir-lock.js';
 import { storeOpenError } from './store/store-open-error.js';
 import { storeUsage } from './store/store-usage.js';
@@ -56,14 +66,24 @@ import { requestHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
 
+export interface DaemonOptions {
+  /**
+   * Whether the operator's terminal shows the first start's generated keys (`serve` on a TTY):
+   * the log then says so, else it points to the credentials file.
+   */
+  keysOnTerminal: boolean;
+}
+
 export interface Daemon {
   readonly port: number;
   readonly backend: HttpBackend['name'];
+  /** Generated keys for the terminal, when this is the first start to be ready and keysOnTerminal. */
+  readonly firstStartKeys: FirstStartKeys | undefined;
   /** Graceful stop; resolves when LMDB is closed. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
+export async function startDaemon(config: Readonly<Config>, log: Logger, opts: DaemonOptions): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
   let dbs: StoreDatabases;
   try {
@@ -75,17 +95,16 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   const services = createStoreServices(dbs);
   const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;
   const boot = bootstrapIfEmpty(auth, config.dataDir, config.bootstrap);
+  const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (boot) {
-    log.warn(
-      {
-        project_id: boot.projectId,
-        project_api_key: boot.projectApiKey,
-        admin_email: boot.adminEmail,
-        personal_api_key: boot.generated.personalApiKey ? boot.personalApiKey : '(from HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY)',
-        credentials_file: boot.credentialsFile,
-      },
-      'first start: created the default organization, project 1 and admin user; these keys are shown once and kept in the credentials file',
-    );
+    rememberGeneratedKeys(dbs.meta, boot);
+    const line = firstStartLogLine(boot, opts.keysOnTerminal);
+    log[line.level](line.fields, line.msg);
+  } else if (existsSync(credentialsFile)) {
+    // Every start says where the keys are while the file is there, so that a first start that
+    // failed (its port in use) and scrolled away is not the only place that said it.
+    const showing = opts.keysOnTerminal && hasGeneratedKeysToShow(dbs.meta);
+    log.info({ credentials_file: credentialsFile }, keptCredentialsMessage(credentialsFile, showing));
   }
 
   const metrics = createMetrics();
@@ -254,6 +273,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
   readiness = 'ready';
+  const firstStartKeys = opts.keysOnTerminal ? generatedKeysToShow(dbs.meta, config.dataDir) : undefined;
+  try {
+    forgetGeneratedKeys(dbs.meta);
+  } catch (err) {
+    // A store refusing writes (a full disk): the keys are shown again next time, which is harmless.
+    log.warn({ err: err instanceof Error ? err.message : String(err) }, "could not record that the first start's keys were shown");
+  }
   log.info(
     {
       workers: config.workers,
@@ -291,7 +317,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 
-  return { port, backend: backend.name, stop };
+  return { port, backend: backend.name, firstStartKeys, stop };
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

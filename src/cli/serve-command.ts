@@ -11,6 +11,8 @@ import type { Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
 import { addConfigFlags, commandEnv, configFlags } from './config-flags.js';
+import { firstStartBanner } from './first-start-banner.js';
+import { connectHost } from './service-commands.js';
 import { exitWithStartFailure } from './start-failure.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
@@ -79,9 +81,13 @@ export function addServeCommand(program: Command): void {
       // Loaded here, not with the command line: the other commands start without the daemon's
       // modules (~0.15 s of every `hedgerow admin …`).
       const { startDaemon } = await import('../daemon.js');
-      daemon = await startDaemon(config, log);
+      // Keys go to a person at a terminal only; stderr, because stdout carries the log.
+      daemon = await startDaemon(config, log, { keysOnTerminal: process.stderr.isTTY === true });
     } catch (err) {
       exitWithStartFailure(err, log);
+    }
+    if (daemon.firstStartKeys) {
+      process.stderr.write(firstStartBanner(daemon.firstStartKeys, `http://${connectHost(config.host)}:${daemon.port}`));
     }
     if (requested !== undefined) stop(requested);
   });

@@ -3,9 +3,10 @@
  * with a personal API key. Keys come from the configuration when given, else they are generated,
  * and either way written once to a file only the owner can read.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BootstrapConfig } from '../config/schema.js';
+import { StartError } from '../start-error.js';
 import { ORGANIZATION_LEVEL, type AuthStore } from './auth-store.js';
 
 export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
@@ -25,6 +26,15 @@ const ADMIN_EMAIL = 'admin@hedgerow.local';
 /** Creates the defaults when the store is empty; returns undefined when it was not. */
 export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: BootstrapConfig): BootstrapResult | undefined {
   if (!auth.isEmpty()) return undefined;
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  // Left by a store that is gone (its data file deleted): its keys are no use to this one, but
+  // may be the operator's only copy, so they are not overwritten. Refused before anything is
+  // made, so that the next start, once the file is moved, bootstraps and writes its own.
+  if (existsSync(credentialsFile)) {
+    throw new StartError(
+      `the data directory ${dataDir} holds no store but holds ${CREDENTIALS_FILE}, the keys of an earlier one: move that file away, then start again`,
+    );
+  }
   const org = auth.createOrganization('Default organization');
   const project = auth.createProject({
     id: 1,
@@ -45,7 +55,6 @@ export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: Bootstr
     label: 'bootstrap',
     ...(keys.personalApiKey ? { secret: keys.personalApiKey } : {}),
   });
-  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
   const result: BootstrapResult = {
     projectId: project.id,
     projectApiKey: project.api_token,
