@@ -2,6 +2,9 @@
  * The daemon: opens the store, bootstraps an empty data directory, serves HTTP, starts the worker
  * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { packageVersion } from './config/package-version.js';
 import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
@@ -23,6 +26,7 @@ import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
 import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
+import { firstStartLogLine, keptCredentialsMessage } from './observability/first-start-log.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
@@ -39,9 +43,17 @@ import { PosthogJsBundles } from './http/posthog-js-bundles.js';
 import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
-import { type BootstrapResult, bootstrapIfEmpty } from './store/bootstrap.js';
+import { type BootstrapResult, bootstrapIfEmpty, CREDENTIALS_FILE } from './store/bootstrap.js';
 import { joinCluster } from './cluster/join-cluster.js';
+import {
+  type FirstStartKeys,
+  forgetGeneratedKeys,
+  generatedKeysToShow,
+  hasGeneratedKeysToShow,
+  rememberGeneratedKeys,
+} from './store/first-start-keys.js';
 import { lockDataDir } from './store/data-dir-lock.js';
+import { storeOpenError } from './store/store-open-error.js';
 import { storeUsage } from './store/store-usage.js';
 import { openStore, STORE_FILE, type StoreDatabases } from './store/open-store.js';
 import { ProjectFlagsCache } from './flag-requests/project-flags-cache.js';
@@ -58,9 +70,22 @@ import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
 import { createClusterMetrics } from './observability/cluster-metrics.js';
 import { StreamEventLog } from './store/stream-event-log.js';
 
+export interface DaemonOptions {
+  /**
+   * Whether the operator's terminal shows the first start's generated keys (`serve` on a TTY):
+   * the log then says so, else it points to the credentials file.
+   */
+  keysOnTerminal: boolean;
+}
+
 export interface Daemon {
   readonly port: number;
   readonly backend: HttpBackend['name'];
+  /**
+   * Resolves once the daemon is ready (in cluster mode, once it has joined), with the generated
+   * keys for the terminal when this is the first start to be ready and keysOnTerminal.
+   */
+  readonly ready: Promise<FirstStartKeys | undefined>;
   /** Graceful stop; resolves when LMDB is closed. Safe to call twice. */
   stop(): Promise<void>;
   /**
@@ -70,27 +95,32 @@ export interface Daemon {
   readonly fatal: Promise<Error>;
 }
 
-export async function startDaemon(config: Readonly<Config>, log: Logger): Promise<Daemon> {
+export async function startDaemon(config: Readonly<Config>, log: Logger, opts: DaemonOptions): Promise<Daemon> {
   const dataDirLock = await lockDataDir(config.dataDir);
-  const dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
+  let dbs: StoreDatabases;
+  try {
+    dbs = openStore({ dataDir: config.dataDir, sync: config.sync });
+  } catch (err) {
+    throw storeOpenError(config.dataDir, err) ?? err;
+  }
   // The store's readers and writers, made once and shared by every route.
   const services = createStoreServices(dbs);
   const { auth, persons, groups, cohorts, flags, rbac, activity, dashboards } = services;
   const reportBootstrap = (boot: BootstrapResult): void => {
-    log.warn(
-      {
-        project_id: boot.projectId,
-        project_api_key: boot.projectApiKey,
-        admin_email: boot.adminEmail,
-        personal_api_key: boot.generated.personalApiKey ? boot.personalApiKey : '(from HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY)',
-        credentials_file: boot.credentialsFile,
-      },
-      'first start: created the default organization, project 1 and admin user; these keys are shown once and kept in the credentials file',
-    );
+    rememberGeneratedKeys(dbs.meta, boot);
+    const line = firstStartLogLine(boot, opts.keysOnTerminal);
+    log[line.level](line.fields, line.msg);
   };
-  // In cluster mode the defaults are made once for the cluster, as a command (below).
+  // In cluster mode the defaults are made once for the cluster, as a command (cluster/join-cluster.ts).
   const boot = config.clusterNats === '' ? bootstrapIfEmpty(auth, config.dataDir, config.bootstrap) : undefined;
+  const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (boot) reportBootstrap(boot);
+  else if (existsSync(credentialsFile)) {
+    // Every start says where the keys are while the file is there, so that a first start that
+    // failed (its port in use) and scrolled away is not the only place that said it.
+    const showing = opts.keysOnTerminal && hasGeneratedKeysToShow(dbs.meta);
+    log.info({ credentials_file: credentialsFile }, keptCredentialsMessage(credentialsFile, showing));
+  }
 
   const metrics = createMetrics();
   const cluster =
@@ -295,8 +325,19 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   pool = livePipeline.capture;
   flagsPool = liveFlagsPool;
   scanPool = new ScanPool(workerPool);
+  let onReady: (keys: FirstStartKeys | undefined) => void = () => undefined;
+  const ready = new Promise<FirstStartKeys | undefined>((resolve) => {
+    onReady = resolve;
+  });
   const announceReady = () => {
     readiness = 'ready';
+    const firstStartKeys = opts.keysOnTerminal ? generatedKeysToShow(dbs.meta, config.dataDir) : undefined;
+    try {
+      forgetGeneratedKeys(dbs.meta);
+    } catch (err) {
+      // A store refusing writes (a full disk): the keys are shown again next time, which is harmless.
+      log.warn({ err: err instanceof Error ? err.message : String(err) }, "could not record that the first start's keys were shown");
+    }
     log.info(
       {
         workers: config.workers,
@@ -304,10 +345,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
         worker_nice: config.workerNice,
         max_person_backlog: config.maxPersonBacklog,
         sync: config.sync,
+        version: packageVersion(),
+        node_version: process.versions.node,
         ...(cluster ? { node: config.nodeName } : {}),
       },
       'ready',
     );
+    onReady(firstStartKeys);
   };
   let fatalError: (err: Error) => void = () => undefined;
   const fatal = new Promise<Error>((resolve) => {
@@ -339,6 +383,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       },
     );
   }
+
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutdown());
   async function shutdown(): Promise<void> {
@@ -365,7 +410,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     log.info({ ms: Date.now() - started }, 'stopped');
   }
 
-  return { port, backend: backend.name, stop, fatal };
+  return { port, backend: backend.name, ready, stop, fatal };
 }
 
 async function closeStore(dbs: StoreDatabases): Promise<void> {

@@ -13,7 +13,7 @@ import { addFlagCommands } from './admin-flag-commands.js';
 import { print, printTable, toInt, withStore } from './admin-helpers.js';
 import { addRbacCommands } from './admin-rbac-commands.js';
 import { addImportCommands } from './import-command.js';
-import { fail } from './open-data-dir.js';
+import { fail } from './exit-codes.js';
 
 /** PostHog's team ids are Postgres `integer`s. */
 const MAX_PROJECT_ID = 2 ** 31 - 1;

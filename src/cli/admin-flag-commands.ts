@@ -8,7 +8,7 @@ import { LINK_TTL_SECONDS, linkSecret, signedDashboardPath } from '../auth/signe
 import { DashboardStore } from '../store/dashboard-store.js';
 import { FlagReader } from '../store/flag-store.js';
 import { toInt, withStore } from './admin-helpers.js';
-import { fail } from './open-data-dir.js';
+import { fail } from './exit-codes.js';
 import { connectHost } from './service-commands.js';
 
 export function addFlagCommands(admin: Command): void {

@@ -8,7 +8,8 @@ import type { Config } from '../config/schema.js';
 import { AuthStore } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
-import { cliConfig, fail, openDataDir } from './open-data-dir.js';
+import { fail } from './exit-codes.js';
+import { cliConfig, openDataDir } from './open-data-dir.js';
 
 export type Opts = Record<string, unknown>;
 

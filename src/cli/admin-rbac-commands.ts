@@ -11,7 +11,7 @@ import type { AuthStore, Organization, User } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { RbacStore, type Role } from '../store/rbac-store.js';
 import { print, printTable, withStore, type Opts } from './admin-helpers.js';
-import { fail } from './open-data-dir.js';
+import { fail } from './exit-codes.js';
 
 interface Ctx {
   auth: AuthStore;

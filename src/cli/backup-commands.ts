@@ -10,7 +10,8 @@ import { STORE_FILE } from '../store/open-store.js';
 import { BackupError, type BackupManifest, restoreBackup, writeBackup } from '../store/store-backup.js';
 import { packageVersion } from '../config/package-version.js';
 import { addCommandConfigFlags } from './config-flags.js';
-import { cliConfig, fail, openDataDir } from './open-data-dir.js';
+import { EXIT_FAILED, fail } from './exit-codes.js';
+import { cliConfig, openDataDir } from './open-data-dir.js';
 
 const MIB = 1024 * 1024;
 
@@ -44,7 +45,9 @@ export function addBackupCommands(program: Command): void {
       });
     } catch (err) {
       if (progress) process.stderr.write('\n');
-      fail(err instanceof BackupError ? err.message : `backup failed: ${(err as Error).message}`);
+      // A BackupError refuses the destination before anything is written; anything else failed while copying.
+      if (err instanceof BackupError) fail(err.message);
+      fail(`backup failed: ${(err as Error).message}`, EXIT_FAILED);
     } finally {
       await dbs.root.close();
     }
@@ -68,7 +71,8 @@ export function addBackupCommands(program: Command): void {
     try {
       manifest = await restoreBackup(src, dataDir);
     } catch (err) {
-      fail(err instanceof BackupError ? err.message : `restore failed: ${(err as Error).message}`);
+      if (err instanceof BackupError) fail(err.message);
+      fail(`restore failed: ${(err as Error).message}`, EXIT_FAILED);
     }
     process.stdout.write(
       `restored the backup of ${manifest.created_at} (${manifest.source_data_dir}) into ${dataDir}: ${manifest.files.map((f) => f.name).join(', ')}\n`,

@@ -11,7 +11,8 @@ import { EventReader } from '../store/event-log.js';
 import { processorCursor, pruneSlice } from '../store/event-retention.js';
 import { GroupReader } from '../store/group-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
-import { cliConfig, fail, openDataDir } from './open-data-dir.js';
+import { EXIT_FAILED, fail } from './exit-codes.js';
+import { cliConfig, openDataDir } from './open-data-dir.js';
 
 export function addEventsCommands(program: Command): void {
   const events = program.command('events').description('read the event log, and remove old events from it');
@@ -40,7 +41,7 @@ export function addEventsCommands(program: Command): void {
         if (!slice.more) break;
       }
     } catch (err) {
-      fail(`pruning failed after removing ${removed} events: ${(err as Error).message}`);
+      fail(`pruning failed after removing ${removed} events: ${(err as Error).message}`, EXIT_FAILED);
     } finally {
       void dbs.root.close();
     }

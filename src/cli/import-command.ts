@@ -20,10 +20,10 @@ import { FlagStore } from '../store/flag-store.js';
 import { addGroupType, GroupReader } from '../store/group-store.js';
 import { ImportOrigins } from '../store/import-origins.js';
 import type { StoreDatabases } from '../store/open-store.js';
-import { type Opts, toInt } from './admin-helpers.js';
 import { addCommandConfigFlags } from './config-flags.js';
-import { cliConfig, fail, openDataDir } from './open-data-dir.js';
-import { refuseClusterWrite } from './admin-helpers.js';
+import { refuseClusterWrite, type Opts, toInt } from './admin-helpers.js';
+import { fail } from './exit-codes.js';
+import { cliConfig, openDataDir } from './open-data-dir.js';
 
 /** Where a personal API key for `--from` may come from instead of the command line (where ps shows it). */
 const PERSONAL_API_KEY_ENV = 'POSTHOG_PERSONAL_API_KEY';

@@ -1,19 +1,20 @@
 /**
  * For CLI commands other than `serve`: their configuration (flags over `--env-file` over the
- * environment over the defaults, with warnings on stderr), the data directory it names opened,
- * and `fail()`, the one way they end with a message.
+ * environment over the defaults, with warnings on stderr), and the data directory it names opened.
  */
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfigWithWarnings } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
 import { openStore, STORE_FILE, type StoreDatabases } from '../store/open-store.js';
+import { storeOpenError } from '../store/store-open-error.js';
 import { commandEnv, configFlags } from './config-flags.js';
+import { EXIT_FAILED, fail } from './exit-codes.js';
 
 /** Warnings already printed: a command that reads its configuration twice warns once. */
 const warned = new Set<string>();
 
-/** The command's configuration from its parsed options; a bad one ends the process (exit 2). */
+/** The command's configuration from its parsed options; a bad one ends the process (exit 2, as for `serve`). */
 export function cliConfig(opts: Record<string, unknown>): Readonly<Config> {
   try {
     const { config, warnings } = loadConfigWithWarnings({ flags: configFlags(opts), env: commandEnv(opts) });
@@ -39,17 +40,15 @@ export function openDataDir(config: Readonly<Config>, opts: { readOnly?: boolean
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       fail(`no Hedgerow data in ${dataDir}: start the daemon once (hedgerow serve --data-dir ${dataDir}) to create it`);
     }
+    // A directory this user may not read: a setting to fix, as `serve` refuses one it cannot write.
     fail(`cannot read ${file}: ${(err as Error).message}`);
   }
   try {
     return openStore({ dataDir, sync, readOnly: opts.readOnly ?? false });
   } catch (err) {
-    // LMDB's own errors (permissions on the lock file, a file that is not LMDB's) as one line.
-    fail(`cannot open the data in ${dataDir}: ${err instanceof Error ? err.message : String(err)}`);
+    // As `serve` says it: a damaged or newer store, or what LMDB refused, in one line.
+    const known = storeOpenError(dataDir, err);
+    if (known) fail(known.message, EXIT_FAILED);
+    throw err;
   }
-}
-
-export function fail(message: string): never {
-  process.stderr.write(`hedgerow: ${message}\n`);
-  process.exit(2);
 }

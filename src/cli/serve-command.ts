@@ -6,10 +6,15 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, loadConfigWithWarnings } from '../config/load-config.js';
+import { packageVersion } from '../config/package-version.js';
 import type { Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
 import { addConfigFlags, commandEnv, configFlags } from './config-flags.js';
+import { firstStartBanner } from './first-start-banner.js';
+import { connectHost } from './service-commands.js';
+import { EXIT_REFUSED } from './exit-codes.js';
+import { exitWithStartFailure } from './start-failure.js';
 
 /** Past the drain timeout, give closing the pool and LMDB this long before exiting anyway. */
 const CLOSE_GRACE_MS = 5000;
@@ -31,14 +36,13 @@ export function addServeCommand(program: Command): void {
         throw new ConfigError([`data directory ${JSON.stringify(config.dataDir)} (HEDGEROW_DATA_DIR, --data-dir): ${problem}`]);
       }
     } catch (err) {
-      if (err instanceof ConfigError) {
-        process.stderr.write(`hedgerow: ${err.message}\n`);
-        process.exit(2);
-      }
-      throw err;
+      exitWithStartFailure(err);
     }
     const log = createLogger(config.logLevel);
     logUncaughtErrors(log);
+    // First, so that every start in a journal says which release and runtime it was.
+    const version = packageVersion();
+    log.info({ version, node_version: process.versions.node }, `starting Hedgerow ${version} on Node.js ${process.version}`);
     for (const warning of warnings) log.warn(warning);
     // Signals are handled from before the daemon starts: one arriving during startup stops it
     // as soon as it is up, never with the default action (an unclean exit).
@@ -78,21 +82,25 @@ export function addServeCommand(program: Command): void {
       // Loaded here, not with the command line: the other commands start without the daemon's
       // modules (~0.15 s of every `hedgerow admin …`).
       const { startDaemon } = await import('../daemon.js');
-      daemon = await startDaemon(config, log);
+      // Keys go to a person at a terminal only; stderr, because stdout carries the log.
+      daemon = await startDaemon(config, log, { keysOnTerminal: process.stderr.isTTY === true });
     } catch (err) {
-      log.fatal({ err }, 'failed to start');
-      process.exit(1);
+      exitWithStartFailure(err, log);
     }
     if (requested !== undefined) stop(requested);
     const running = daemon;
+    const url = `http://${connectHost(config.host)}:${running.port}`;
+    void running.ready.then((keys) => {
+      if (keys) process.stderr.write(firstStartBanner(keys, url));
+    });
     void running.fatal.then(async (err) => {
       // A setting of the cluster the node cannot work with: the operator has to act, so a
-      // restart by systemd would not help (exit 2, as for an invalid configuration).
-      log.fatal({ error: err.message }, 'cannot run in this cluster');
+      // restart by systemd would not help (refused, as an invalid configuration is).
+      log.fatal({ exit_code: EXIT_REFUSED }, `failed to start: ${err.message}`);
       process.stderr.write(`hedgerow: ${err.message}\n`);
       stopping = true;
       await running.stop().catch(() => undefined);
-      process.exit(2);
+      process.exit(EXIT_REFUSED);
     });
   });
 }

@@ -2,7 +2,7 @@
  * Deployment commands for systemd:
  * - `hedgerow wait-ready [--timeout S]`: polls the configured address's `/_readyz` until it
  *   answers 200, or 503 `store_unavailable` (up, but refusing writes: a warning), with exit 0, or
- *   the time is up (exit 1); the unit's `ExecStartPost` (see
+ *   the time is up (exit 1; a bad option or setting exits 2); the unit's `ExecStartPost` (see
  *   src/service/systemd-unit.ts for why this instead of sd_notify).
  * - `hedgerow install-service`: puts the executable, the unit and (when absent) the environment
  *   file in place, then says which two `systemctl` commands start it.
@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../config/load-config.js';
 import { environmentFileTemplate, systemdUnit } from '../service/systemd-unit.js';
 import { addConfigFlags, configFlags } from './config-flags.js';
+import { EXIT_FAILED, fail } from './exit-codes.js';
 
 const POLL_MS = 100;
 
@@ -55,7 +56,7 @@ export function addServiceCommands(program: Command): void {
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
-    fail(`${url} was not ready within ${timeoutS} s (${last})`);
+    fail(`${url} was not ready within ${timeoutS} s (${last})`, EXIT_FAILED);
   });
 
   program
@@ -105,7 +106,7 @@ function installFile(target: string, mode: number, write: (tmp: string) => void)
   } catch (err) {
     rmSync(tmp, { force: true });
     // Permissions, mostly: installing needs root (or --root on a directory of one's own).
-    fail(`cannot install ${target}: ${err instanceof Error ? err.message : String(err)}`);
+    fail(`cannot install ${target}: ${err instanceof Error ? err.message : String(err)}`, EXIT_FAILED);
   }
 }
 
@@ -124,9 +125,4 @@ export function connectHost(host: string): string {
   if (host === '0.0.0.0' || host === '') return '127.0.0.1';
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
-}
-
-function fail(message: string): never {
-  process.stderr.write(`hedgerow: ${message}\n`);
-  process.exit(1);
 }

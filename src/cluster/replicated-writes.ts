@@ -7,7 +7,7 @@ import { catalogueError } from '../errors.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { BootstrapConfig } from '../config/schema.js';
 import type { AuthStore } from '../store/auth-store.js';
-import { type BootstrapResult, writeCredentialsFile } from '../store/bootstrap.js';
+import { type BootstrapResult, refuseLeftoverCredentials, writeCredentialsFile } from '../store/bootstrap.js';
 import { authenticatePersonalKey } from '../auth/authenticate-personal-key.js';
 import { userRequest } from '../http/api-request.js';
 import { isMultipart } from '../http/multipart-form.js';
@@ -71,6 +71,7 @@ export class ReplicatedWrites {
    */
   async bootstrapIfEmpty(auth: AuthStore, keys: BootstrapConfig, dataDir: string): Promise<BootstrapResult | undefined> {
     if (!auth.isEmpty()) return undefined;
+    refuseLeftoverCredentials(dataDir);
     const applied = await this.run(bootstrapCommand(keys, this.nodeName));
     return applied.kind === 'bootstrap' && applied.created ? writeCredentialsFile(dataDir, applied.created) : undefined;
   }

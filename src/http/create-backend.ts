@@ -6,6 +6,7 @@
  * from this thread.
  */
 
+import { StartError } from '../start-error.js';
 import { loadUws } from './load-uws.js';
 import { createNodeBackend } from './node-backend.js';
 import { createUwsBackend } from './uws-backend.js';
@@ -32,7 +33,7 @@ export function createHttpBackend(kind: BackendKind, opts: BackendOptions, threa
     const backend = createUwsThreadsBackend({ ...opts, ...threads, uwsBinaryPath: loaded.binaryPath });
     return { backend, threads: backend };
   }
-  if (kind === 'uws') throw new Error(`HTTP backend 'uws' requested but unavailable: ${loaded.reason}`);
+  if (kind === 'uws') throw new StartError(`HTTP backend 'uws' requested but unavailable: ${loaded.reason}`);
   return {
     backend: createNodeBackend(opts),
     note: `uWebSockets.js unavailable (${loaded.reason}); using node:http`,

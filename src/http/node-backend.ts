@@ -11,6 +11,7 @@ import { HTTP_HEAD_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { concatBytes } from '../util/concat-bytes.js';
 import { BodyWatch, type WatchedBody } from './body-watch.js';
 import { framingAnswer, framingFault, requestTimeout } from './framing.js';
+import { listenError } from './listen-error.js';
 import { answerClientError } from './node-client-errors.js';
 import { errorResponse } from './respond.js';
 import http from 'node:http';
@@ -207,9 +208,10 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
     },
     listen(host, port) {
       return new Promise<number>((resolve, reject) => {
-        server.once('error', reject);
+        const refused = (err: Error) => reject(listenError(host, port, err));
+        server.once('error', refused);
         server.listen({ host, port }, () => {
-          server.off('error', reject);
+          server.off('error', refused);
           resolve((server.address() as AddressInfo).port);
         });
       });

@@ -5,14 +5,13 @@
  * without that option, fails when anything listens there, as an operator expects.
  */
 import net from 'node:net';
+import { listenError } from './listen-error.js';
 
 /** Rejects when something already listens on host:port; resolves once the probe is closed. */
 export function ensurePortFree(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(`cannot listen on ${host}:${port}: ${err.code === 'EADDRINUSE' ? 'address in use' : err.message}`)),
-    );
+    probe.once('error', (err) => reject(listenError(host, port, err)));
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
   });
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
+import { StartError } from '../start-error.js';
 import type {
   ForwardedRequest,
   ForwardedResponse,
@@ -204,7 +205,9 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
     const answer = t.next<Extract<FromThread, { type: 'listening' | 'listen-failed' }>>(['listening', 'listen-failed']);
     t.send({ type: 'listen', host, port });
     const m = await answer;
-    if (m.type === 'listen-failed') throw new Error(m.reason);
+    // The thread's uWS says why in its own words (it gives no errno); with a port given by
+    // number, ensurePortFree has already named the usual reason, a port in use.
+    if (m.type === 'listen-failed') throw new StartError(m.reason);
     return m.port;
   }
 

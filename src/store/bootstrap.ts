@@ -3,9 +3,10 @@
  * with a personal API key. Keys come from the configuration when given, else they are generated,
  * and either way written once to a file only the owner can read.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BootstrapConfig } from '../config/schema.js';
+import { StartError } from '../start-error.js';
 import { ORGANIZATION_LEVEL, type AuthStore } from './auth-store.js';
 
 export const CREDENTIALS_FILE = 'bootstrap-credentials.json';
@@ -62,8 +63,23 @@ export function createDefaultsIfEmpty(auth: AuthStore, keys: BootstrapConfig): D
 
 /** Creates the defaults when the store is empty and writes the credentials file; returns undefined when it was not. */
 export function bootstrapIfEmpty(auth: AuthStore, dataDir: string, keys: BootstrapConfig): BootstrapResult | undefined {
+  if (!auth.isEmpty()) return undefined;
+  refuseLeftoverCredentials(dataDir);
   const defaults = createDefaultsIfEmpty(auth, keys);
   return defaults === undefined ? undefined : writeCredentialsFile(dataDir, defaults);
+}
+
+/**
+ * A credentials file left by a store that is gone (its data file deleted): its keys are no use to
+ * this one, but may be the operator's only copy, so they are not overwritten. Refused before
+ * anything is made, so that the next start, once the file is moved, bootstraps and writes its own.
+ */
+export function refuseLeftoverCredentials(dataDir: string): void {
+  if (existsSync(path.join(dataDir, CREDENTIALS_FILE))) {
+    throw new StartError(
+      `the data directory ${dataDir} holds no store but holds ${CREDENTIALS_FILE}, the keys of an earlier one: move that file away, then start again`,
+    );
+  }
 }
 
 /** Writes the first start's keys to a file only the owner can read (never over an existing one). */

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, realpathSync } from 'node:fs';
 import net from 'node:net';
+import { StartError } from '../start-error.js';
 
 export interface DataDirLock {
   release(): Promise<void>;
@@ -31,7 +32,9 @@ export function lockDataDir(dataDir: string): Promise<DataDirLock> {
   return new Promise((resolve, reject) => {
     const server = net.createServer((socket) => socket.destroy());
     server.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new Error(`another Hedgerow daemon is serving the data directory ${realpathSync(dataDir)}`) : err);
+      reject(
+        err.code === 'EADDRINUSE' ? new StartError(`another Hedgerow daemon is serving the data directory ${realpathSync(dataDir)}`) : err,
+      );
     });
     server.listen({ path: name }, () => {
       server.unref(); // the lock never keeps the process alive by itself

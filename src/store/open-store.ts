@@ -136,11 +136,17 @@ function chmodIfPresent(file: string, mode: number): void {
   }
 }
 
+/** A store written by a newer Hedgerow than this one. */
+export class NewerSchemaError extends Error {
+  constructor(found: number) {
+    super(`data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`);
+    this.name = 'NewerSchemaError';
+  }
+}
+
 /** A directory written by a newer Hedgerow may hold what this one misreads: refused, for reading too. */
 function refuseNewerSchema(found: number | undefined): void {
-  if (found !== undefined && found > SCHEMA_VERSION) {
-    throw new Error(`data directory has schema version ${found}, newer than this Hedgerow (${SCHEMA_VERSION}); upgrade Hedgerow`);
-  }
+  if (found !== undefined && found > SCHEMA_VERSION) throw new NewerSchemaError(found);
 }
 
 function migrate(dbs: StoreDatabases): void {

@@ -99,7 +99,7 @@ export function makeTempDir(prefix = 'hedgerow-it-'): string {
 }
 
 /** Environment for children: the parent's, minus every HEDGEROW_* setting it may carry. */
-function baseEnv(): Record<string, string> {
+export function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('HEDGEROW_')) env[k] = v;

@@ -403,7 +403,7 @@ describe('hedgerow admin while the daemon runs', () => {
     const dir = makeTempDir();
     writeFileSync(path.join(dir, 'hedgerow.mdb'), 'not an LMDB file');
     const r = await runCli(['admin', 'projects', 'list', '--data-dir', dir]);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `hedgerow: cannot open the data in ${dir}: ${path.join(dir, 'hedgerow.mdb')} is not a Hedgerow data file (no LMDB meta page)\n`,
     );

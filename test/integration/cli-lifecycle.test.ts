@@ -46,8 +46,15 @@ describe('bad configuration', () => {
   it('HEDGEROW_PORT=abc exits non-zero naming the setting', async () => {
     const r = await serve([], { HEDGEROW_PORT: 'abc' });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('hedgerow: invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535\n');
-    expect(r.stdout).toBe('');
+    const message = 'invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535';
+    expect(r.stderr).toBe(`hedgerow: ${message}\n`);
+    // stdout is not a terminal here: the log gets the same as its one line.
+    expect(
+      r.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([expect.objectContaining({ level: 'fatal', msg: `failed to start: ${message}`, exit_code: 2 })]);
   });
 
   it('--workers 999 exits non-zero naming the flag', async () => {
@@ -95,6 +102,21 @@ describe('unknown HEDGEROW_* variables at start', () => {
   });
 });
 
+describe('the startup log', () => {
+  it("names Hedgerow's version and Node's on its first line and on the ready line", async () => {
+    const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    const d = await startDaemon({ backend: 'node' });
+    const versions = { version: pkg.version, node_version: process.versions.node };
+    expect(d.records()[0]).toMatchObject({
+      level: 'info',
+      msg: `starting Hedgerow ${pkg.version} on Node.js ${process.version}`,
+      ...versions,
+    });
+    expect(d.records().find((r) => r.msg === 'ready')).toMatchObject(versions);
+    expect(await d.stop()).toBe(0);
+  });
+});
+
 describe('first start', () => {
   it('without bootstrap keys, generates them and writes bootstrap-credentials.json readable only by its owner', async () => {
     const d = await startDaemon({ backend: 'node', projectKey: null, personalKey: null });
@@ -107,14 +129,19 @@ describe('first start', () => {
       personal_api_key: expect.stringMatching(/^phx_[A-Za-z0-9_-]{43}$/),
       admin_email: 'admin@hedgerow.local',
     });
+    // Not on a terminal (a journal, a shipper): the log names the file and holds no key, and no banner is written.
     const first = d.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('first start'));
-    expect(first).toMatchObject({
-      level: 'warn',
-      project_api_key: creds.project_api_key,
-      personal_api_key: creds.personal_api_key,
-      admin_email: 'admin@hedgerow.local',
-      credentials_file: file,
-    });
+    expect(first).toEqual(
+      expect.objectContaining({
+        level: 'warn',
+        project_id: 1,
+        admin_email: 'admin@hedgerow.local',
+        credentials_file: file,
+        generated_keys: ['project_api_key', 'personal_api_key'],
+        msg: `first start: created the default organization, project 1 and admin user admin@hedgerow.local; the project API key and personal API key it generated are not logged: read them in ${file} (readable by its owner only)`,
+      }),
+    );
+    expect(d.logs().join('\n')).not.toMatch(new RegExp(`${creds.project_api_key}|${creds.personal_api_key}`));
 
     const keys = { baseUrl: d.baseUrl, projectKey: String(creds.project_api_key), personalKey: String(creds.personal_api_key) };
     const id = uniqueId('generated');
@@ -123,9 +150,14 @@ describe('first start', () => {
     expect((await eventsOf(keys, id)).map((e) => e.event)).toEqual(['with generated key']);
     expect(await d.stop()).toBe(0);
 
-    // A second start keeps the data and the file, and prints no keys.
+    // A second start keeps the data and the file, prints no keys, and says where they are.
     const again = await restartDaemon(d);
     expect(again.records().some((r) => typeof r.msg === 'string' && r.msg.startsWith('first start'))).toBe(false);
+    expect(again.records().find((r) => r.credentials_file === file)).toMatchObject({
+      level: 'info',
+      msg: `the first start's keys are kept in ${file} (readable by its owner only); once they are stored elsewhere, that file can be deleted`,
+    });
+    expect(again.logs().join('\n')).not.toMatch(new RegExp(`${creds.project_api_key}|${creds.personal_api_key}`));
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(creds);
     expect((await eventsOf({ ...keys, baseUrl: again.baseUrl }, id)).map((e) => e.event)).toEqual(['with generated key']);
     expect(await again.stop()).toBe(0);
@@ -140,11 +172,18 @@ describe('first start', () => {
     expect(await d.stop()).toBe(0);
   });
 
-  it('with bootstrap keys, uses them and does not print the personal key', async () => {
+  it('with bootstrap keys, uses them and prints neither', async () => {
     const d = await startDaemon({ backend: 'uws' });
-    const creds = JSON.parse(readFileSync(path.join(d.dataDir, 'bootstrap-credentials.json'), 'utf8')) as Record<string, unknown>;
+    const file = path.join(d.dataDir, 'bootstrap-credentials.json');
+    const creds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     expect(creds).toMatchObject({ project_api_key: d.projectKey, personal_api_key: d.personalKey });
     expect(d.logs().join('\n')).not.toContain(d.personalKey);
+    expect(d.logs().join('\n')).not.toContain(d.projectKey);
+    expect(d.records().find((r) => typeof r.msg === 'string' && r.msg.startsWith('first start'))).toMatchObject({
+      level: 'info',
+      generated_keys: [],
+      msg: `first start: created the default organization, project 1 and admin user admin@hedgerow.local with the configured keys; they are also kept in ${file}`,
+    });
     // One request first: once it is answered the daemon has installed its signal handlers (see the
     // "right after ready" lifecycle case for what happens otherwise).
     expect((await send(d, '/_health')).status).toBe(200);

@@ -68,7 +68,7 @@ describe('systemd unit', () => {
     expect(readFileSync(envFile, 'utf8')).toBe('HEDGEROW_PORT=9000\n');
 
     const notSea = await runCli(['install-service', '--root', root]);
-    expect(notSea.code).toBe(1);
+    expect(notSea.code).toBe(2);
     expect(notSea.stderr).toContain('npm run build:binary');
   });
 
