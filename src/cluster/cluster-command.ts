@@ -4,12 +4,14 @@
  * random seed that node fixed, so that every node applying it writes the same records
  * (util/write-context.ts). A bearer personal API key travels as its SHA-256, which is what the
  * store keeps; a key sent in the body or the query string travels as sent. Also the first
- * start's defaults (`bootstrap`), which every node applies once, the first such command winning.
+ * start's defaults (`bootstrap`), which every node applies once, the first such command winning,
+ * and the experience-continuity hash keys `/flags` requests wrote (`hash_keys`).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { BootstrapConfig } from '../config/schema.js';
 import type { HttpRequest } from '../http/types.js';
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 
 /** The request headers the management API reads (auth, body type, absolute URLs, CORS). */
 const CARRIED_HEADERS = ['authorization', 'content-type', 'host', 'x-forwarded-proto', 'origin'] as const;
@@ -38,7 +40,13 @@ export interface BootstrapCommand extends CommandBase {
   readonly keys: BootstrapConfig;
 }
 
-export type ClusterCommand = HttpCommand | BootstrapCommand;
+/** Experience-continuity hash keys `/flags` requests wrote (insert where absent). */
+export interface HashKeysCommand extends CommandBase {
+  readonly kind: 'hash_keys';
+  readonly writes: readonly HashKeyWrite[];
+}
+
+export type ClusterCommand = HttpCommand | BootstrapCommand | HashKeysCommand;
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
@@ -61,6 +69,10 @@ export function bootstrapCommand(keys: BootstrapConfig, node: string): Bootstrap
   return { ...base(node), kind: 'bootstrap', keys: { ...keys } };
 }
 
+export function hashKeysCommand(writes: readonly HashKeyWrite[], node: string): HashKeysCommand {
+  return { ...base(node), kind: 'hash_keys', writes };
+}
+
 export function encodeCommand(c: ClusterCommand): Uint8Array {
   return packr.pack(c);
 }
@@ -68,7 +80,7 @@ export function encodeCommand(c: ClusterCommand): Uint8Array {
 /** The command a message holds; throws for one this release cannot read. */
 export function decodeCommand(data: Uint8Array): ClusterCommand {
   const c = packr.unpack(data) as Partial<ClusterCommand> | undefined;
-  if (c?.v !== 1 || (c.kind !== 'http' && c.kind !== 'bootstrap') || typeof c.id !== 'string') {
+  if (c?.v !== 1 || (c.kind !== 'http' && c.kind !== 'bootstrap' && c.kind !== 'hash_keys') || typeof c.id !== 'string') {
     throw new Error('not a command this release can apply');
   }
   return { ...c, seed: new Uint8Array(c.seed as Uint8Array) } as ClusterCommand;

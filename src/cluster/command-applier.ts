@@ -15,6 +15,7 @@ import type { HttpResponse } from '../http/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { createDefaultsIfEmpty, type Defaults } from '../store/bootstrap.js';
 import type { StoreDatabases } from '../store/open-store.js';
+import { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import { isTransientStoreError } from '../store/store-errors.js';
 import type { StreamEventLog } from '../store/stream-event-log.js';
 import { replicatedWrite, runReplicated } from '../util/write-context.js';
@@ -22,7 +23,10 @@ import { linkSecret } from '../auth/signed-link.js';
 import { type ClusterCommand, commandRequest, decodeCommand } from './cluster-command.js';
 
 /** What applying a command came to, for the node waiting on it. */
-export type Applied = { kind: 'http'; response: HttpResponse } | { kind: 'bootstrap'; created: Defaults | undefined };
+export type Applied =
+  | { kind: 'http'; response: HttpResponse }
+  | { kind: 'bootstrap'; created: Defaults | undefined }
+  | { kind: 'hash_keys' };
 
 export interface CommandApplierDeps {
   readonly dbs: StoreDatabases;
@@ -39,9 +43,12 @@ const RETRY_MAX_MS = 10_000;
 
 export class CommandApplier {
   private readonly waiting = new Map<string, (a: Applied) => void>();
+  /** Writes to the store itself (the cluster's hash keys arrive here, applied in order). */
+  private readonly hashKeys: HashKeyOverrideStore;
 
   constructor(private readonly deps: CommandApplierDeps) {
     hookWriteTransactions(deps.dbs);
+    this.hashKeys = new HashKeyOverrideStore(deps.dbs);
   }
 
   /**
@@ -107,6 +114,10 @@ export class CommandApplier {
   }
 
   private async execute(c: ClusterCommand): Promise<Applied> {
+    if (c.kind === 'hash_keys') {
+      for (const w of c.writes) this.hashKeys.insertMissing(w.projectId, w.personIds, w.flagKeys, w.hashKey);
+      return { kind: 'hash_keys' };
+    }
     if (c.kind === 'bootstrap') {
       const created = createDefaultsIfEmpty(this.deps.auth, c.keys);
       // The dashboard links' secret: the same on every node, so a link any node signs opens on all.

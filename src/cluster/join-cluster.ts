@@ -11,6 +11,7 @@ import type { IngestPipeline } from '../ingest/ingest-pipeline.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { BootstrapResult } from '../store/bootstrap.js';
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import type { ClusterNode } from './cluster-node.js';
 import { CommandApplier } from './command-applier.js';
@@ -31,6 +32,8 @@ export interface JoinClusterDeps {
 export interface Joined {
   /** A management write, through the stream. */
   replicate(req: HttpRequest): Promise<HttpResponse>;
+  /** Experience-continuity hash keys this node's `/flags` requests wrote, for every node. */
+  hashKeys(writes: readonly HashKeyWrite[]): void;
   /** What this node's first-start command created, when it was the one. */
   readonly bootstrap: BootstrapResult | undefined;
 }
@@ -60,9 +63,9 @@ export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
     log.warn('cluster: still applying the stream before taking management writes');
     await new Promise((r) => setTimeout(r, 1_000));
   }
-  const writes = new ReplicatedWrites(cluster, applier, deps.nodeName);
+  const writes = new ReplicatedWrites(cluster, applier, deps.nodeName, log);
   const bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
-  return { replicate: (req) => writes.replicate(req, auth), bootstrap };
+  return { replicate: (req) => writes.replicate(req, auth), hashKeys: (w) => writes.hashKeys(w), bootstrap };
 }
 
 /** Resolves once the person processor has applied every block of the node's event log (a command reads what it wrote). */

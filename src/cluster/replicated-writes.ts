@@ -12,7 +12,9 @@ import { authenticatePersonalKey } from '../auth/authenticate-personal-key.js';
 import { userRequest } from '../http/api-request.js';
 import { isMultipart } from '../http/multipart-form.js';
 import { QueryParams } from '../http/query-params.js';
-import { bootstrapCommand, type ClusterCommand, encodeCommand, httpCommand } from './cluster-command.js';
+import type { Logger } from '../observability/logger.js';
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
+import { bootstrapCommand, type ClusterCommand, encodeCommand, hashKeysCommand, httpCommand } from './cluster-command.js';
 import type { ClusterNode } from './cluster-node.js';
 import type { Applied, CommandApplier } from './command-applier.js';
 
@@ -42,10 +44,13 @@ function checkAuthenticated(auth: AuthStore, req: HttpRequest): void {
 }
 
 export class ReplicatedWrites {
+  private hashKeyBatch: HashKeyWrite[] = [];
+
   constructor(
     private readonly node: ClusterNode,
     private readonly applier: CommandApplier,
     private readonly nodeName: string,
+    private readonly log: Logger,
   ) {}
 
   /**
@@ -74,6 +79,24 @@ export class ReplicatedWrites {
     refuseLeftoverCredentials(dataDir);
     const applied = await this.run(bootstrapCommand(keys, this.nodeName));
     return applied.kind === 'bootstrap' && applied.created ? writeCredentialsFile(dataDir, applied.created) : undefined;
+  }
+
+  /**
+   * Experience-continuity hash keys `/flags` requests on this node wrote: published without
+   * waiting (the request was answered with them already); every node, this one included,
+   * applies them in the stream's order. Gathered per event-loop turn.
+   */
+  hashKeys(writes: readonly HashKeyWrite[]): void {
+    if (this.hashKeyBatch.length === 0) {
+      setImmediate(() => {
+        const batch = this.hashKeyBatch;
+        this.hashKeyBatch = [];
+        this.node.publishCommand(hashKeysCommand(batch, this.nodeName)).catch((err: unknown) => {
+          this.log.warn({ error: (err as Error)?.message ?? String(err), writes: batch.length }, 'cluster: hash keys of /flags requests not published');
+        });
+      });
+    }
+    this.hashKeyBatch.push(...writes);
   }
 
   private async run(command: ClusterCommand): Promise<Applied> {
