@@ -3,9 +3,9 @@
  * pool, and stops in order (stop accepting, finish in-flight requests, close the pool, close LMDB).
  */
 import type { Config } from './config/schema.js';
-import { catalogueError, HedgerowError } from './errors.js';
+import { HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
-import { errorResponse, toErrorResponse } from './http/respond.js';
+import { toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './management-api/events-api.js';
@@ -21,7 +21,6 @@ import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api
 import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend } from './http/types.js';
-import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
@@ -50,7 +49,7 @@ import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
 import { watchStoreWrites } from './store/watch-store-writes.js';
-import { requestHandler } from './http/handle-request.js';
+import { requestHandler, tooLargeHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
 
@@ -166,10 +165,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       handler: requestHandler({ router, metrics, log, storeWrites, reserve }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
-      tooLarge: (req) => {
-        metrics.countRequest('too_large', req.method, 413);
-        return errorResponse(catalogueError('HR_BODY_TOO_LARGE', { max_bytes: config.maxBodyBytes }), corsHeaders(req));
-      },
+      tooLarge: tooLargeHandler({ metrics, maxBodyBytes: config.maxBodyBytes }),
       onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
     },
     {
@@ -178,6 +174,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
       onLocalAnswers: (answers) => {
         for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
         for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
+        metrics.requestDurations.add(answers.durations);
         for (const [endpoint, n] of answers.flagErrors) metrics.flagErrors.inc({ endpoint }, n);
       },
       onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),

@@ -11,7 +11,9 @@ import { errorResponse } from '../src/http/respond.js';
 import type { ForwardedRequest, FromThread, HttpThreadSetup, LocalAnswers, ToThread } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsClientGone, uwsHeaderList } from '../src/http/uws-backend.js';
+import { DurationTally } from '../src/observability/request-durations.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
+import { monotonicMs } from '../src/util/monotonic-ms.js';
 
 announceThread('http');
 const setup = workerData as HttpThreadSetup;
@@ -24,14 +26,16 @@ const REPORT_EVERY_MS = 1000;
 class AnswerCounts {
   private counts = new Map<string, [string, string, number, number]>();
   private bodyBytes: number[] = [];
+  private readonly durations = new DurationTally();
   private flagErrors = new Map<string, number>();
 
-  add(route: string, method: string, status: number, bodyBytes: number): void {
+  add(route: string, method: string, status: number, bodyBytes: number, seconds: number): void {
     const key = `${route} ${method} ${status}`;
     const entry = this.counts.get(key);
     if (entry) entry[3]++;
     else this.counts.set(key, [route, method, status, 1]);
     if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
+    this.durations.observe(route, method, seconds);
   }
 
   addFlagErrors(route: string): void {
@@ -43,7 +47,12 @@ class AnswerCounts {
   }
 
   take(): LocalAnswers {
-    const answers = { counts: [...this.counts.values()], bodyBytes: this.bodyBytes, flagErrors: [...this.flagErrors] };
+    const answers = {
+      counts: [...this.counts.values()],
+      bodyBytes: this.bodyBytes,
+      durations: this.durations.take(),
+      flagErrors: [...this.flagErrors],
+    };
     this.counts = new Map();
     this.bodyBytes = [];
     this.flagErrors = new Map();
@@ -90,6 +99,7 @@ class Forwarder {
         headers: uwsHeaderList(req as HttpRequest) ?? [],
         ip: req.ip,
         body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
+        receivedAt: req.receivedAt,
       },
     });
     this.queueTurn();
@@ -166,7 +176,7 @@ if (!loaded.ok) {
         if (answered === undefined) return forwarder.forward(req, false);
         const { route, response } = answered;
         const count = (res: HttpResponse): HttpResponse => {
-          counts.add(route, req.method, res.status, req.body.byteLength);
+          counts.add(route, req.method, res.status, req.body.byteLength, (monotonicMs() - req.receivedAt) / 1000);
           return res;
         };
         return response instanceof Promise ? response.then(count) : count(response);

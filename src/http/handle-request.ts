@@ -1,17 +1,21 @@
 /**
- * Runs one request through the router and counts its answer. A management write waits while the
+ * Runs one request through the router and records its answer (its count and duration by route);
+ * answers a body over the cap with 413, recorded the same way. A management write waits while the
  * disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a full
  * disk) is answered 503, as capture answers it, and marks the store unavailable until a write
  * commits again; any other thrown error is logged and answered 500.
  */
+import { catalogueError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DiskReserve } from '../store/disk-reserve.js';
 import { isTransientStoreError, storeErrorText, storeUnavailableError } from '../store/store-errors.js';
 import type { WriteAvailability } from '../store/write-availability.js';
+import { monotonicMs } from '../util/monotonic-ms.js';
+import { corsHeaders } from './cors.js';
 import { errorResponse, toErrorResponse } from './respond.js';
 import type { Router } from './router.js';
-import type { HttpRequest, HttpResponse } from './types.js';
+import type { BackendOptions, HttpRequest, HttpResponse } from './types.js';
 
 export interface RequestHandlerDeps {
   readonly router: Router;
@@ -46,7 +50,7 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
     return refused(storeErrorText(err));
   };
   const counted = (route: string, req: HttpRequest, res: HttpResponse): HttpResponse => {
-    metrics.countRequest(route, req.method, res.status);
+    record(metrics, route, req, res);
     if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
     return res;
   };
@@ -75,4 +79,20 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
       (err: unknown) => counted(route, req, failed(req, err)),
     );
   };
+}
+
+/** The answer to a body over `maxBodyBytes` (the backend calls it instead of the handler). */
+export function tooLargeHandler(deps: { readonly metrics: Metrics; readonly maxBodyBytes: number }): BackendOptions['tooLarge'] {
+  const { metrics, maxBodyBytes } = deps;
+  return (req) => {
+    const res = errorResponse(catalogueError('HR_BODY_TOO_LARGE', { max_bytes: maxBodyBytes }), corsHeaders(req));
+    record(metrics, 'too_large', req, res);
+    return res;
+  };
+}
+
+/** Counts an answer and observes its duration, from the request's head being read. */
+function record(metrics: Metrics, route: string, req: Omit<HttpRequest, 'body'>, res: HttpResponse): void {
+  metrics.countRequest(route, req.method, res.status);
+  metrics.requestDurations.observe(route, req.method, (monotonicMs() - req.receivedAt) / 1000);
 }

@@ -2,6 +2,7 @@
  * Messages between the daemon's thread and its HTTP front-end threads (uws-threads-backend.ts,
  * workers/http-thread.ts). Plain, structured-cloneable data.
  */
+import type { DurationSeries } from '../observability/request-durations.js';
 import type { HttpResponse } from './types.js';
 
 /**
@@ -36,6 +37,8 @@ export interface ForwardedRequest {
   headers: readonly string[];
   ip: string;
   body: Uint8Array;
+  /** When the thread read its head (util/monotonic-ms.ts: the same clock on every thread). */
+  receivedAt: number;
 }
 
 /** The daemon's answer to a forwarded request; the thread checks and writes it (`prepare`). */
@@ -50,6 +53,8 @@ export interface LocalAnswers {
   counts: Array<[string, string, number, number]>;
   /** Body size of each of those requests that had one. */
   bodyBytes: number[];
+  /** Their durations, as histogram bucket counts by route and method. */
+  durations: DurationSeries[];
   /** Route and how many of its answers said errorsWhileComputingFlags. */
   flagErrors: Array<[string, number]>;
 }

@@ -17,6 +17,11 @@ export interface HttpRequest {
   readonly ip: string;
   /** The body as sent, fully read, at most maxBodyBytes (GET/HEAD/OPTIONS normally carry none). */
   readonly body: Uint8Array;
+  /**
+   * When the front end read the request's head (util/monotonic-ms.ts, comparable between threads):
+   * a request's duration in metrics and the access log counts from here.
+   */
+  readonly receivedAt: number;
 }
 
 export interface HttpResponse {

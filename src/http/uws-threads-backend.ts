@@ -52,6 +52,7 @@ class ForwardedHttpRequest implements HttpRequest {
   readonly query: string;
   readonly ip: string;
   readonly body: Uint8Array;
+  readonly receivedAt: number;
   private readonly headers: readonly string[];
 
   constructor(f: ForwardedRequest) {
@@ -60,6 +61,7 @@ class ForwardedHttpRequest implements HttpRequest {
     this.query = f.query;
     this.ip = f.ip;
     this.body = f.body;
+    this.receivedAt = f.receivedAt;
     this.headers = f.headers;
   }
 

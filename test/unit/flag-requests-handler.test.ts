@@ -10,7 +10,7 @@ import type { FlagsOutcome } from '../../src/flag-requests/run-flags-request.js'
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 
 function request(method: string, headers: Record<string, string> = {}, query = ''): HttpRequest {
-  return { method, path: '/flags', query, header: (name) => headers[name] ?? '', ip: '127.0.0.1', body: new Uint8Array(0) };
+  return { method, path: '/flags', query, header: (name) => headers[name] ?? '', ip: '127.0.0.1', body: new Uint8Array(0), receivedAt: 0 };
 }
 
 function side(handsOn: boolean, evaluate: () => FlagsOutcome | Promise<FlagsOutcome> | undefined): FlagsSide & { errors: FlagsEndpoint[] } {

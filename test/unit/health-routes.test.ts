@@ -5,7 +5,7 @@ import { Router } from '../../src/http/router.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 
 function get(router: Router, path: string): Promise<HttpResponse> | HttpResponse {
-  const req: HttpRequest = { method: 'GET', path, query: '', header: () => '', ip: '127.0.0.1', body: new Uint8Array(0) };
+  const req: HttpRequest = { method: 'GET', path, query: '', header: () => '', ip: '127.0.0.1', body: new Uint8Array(0), receivedAt: 0 };
   return router.match(req).run();
 }
 
