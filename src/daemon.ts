@@ -22,7 +22,7 @@ import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend } from './http/types.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
-import type { Logger } from './observability/logger.js';
+import { followLogLevel, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
 import type { IngestPool } from './pool/ingest-pool.js';
@@ -49,6 +49,7 @@ import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
 import { watchStoreWrites } from './store/watch-store-writes.js';
+import { AccessLog } from './http/access-log.js';
 import { requestHandler, tooLargeHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
@@ -159,17 +160,20 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   });
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
+  // Lines for the requests this thread answers; the front-end threads write their own.
+  const accessLog = new AccessLog();
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
-      handler: requestHandler({ router, metrics, log, storeWrites, reserve }),
+      handler: requestHandler({ router, metrics, accessLog, log, storeWrites, reserve }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
-      tooLarge: tooLargeHandler({ metrics, maxBodyBytes: config.maxBodyBytes }),
+      tooLarge: tooLargeHandler({ metrics, accessLog, maxBodyBytes: config.maxBodyBytes }),
       onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
     },
     {
       threads: config.httpThreads,
+      logLevel: config.logLevel,
       local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
       onLocalAnswers: (answers) => {
         for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
@@ -186,6 +190,11 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
   );
   collectThreadAnswers = threads ? () => threads.collect() : undefined;
+  // A SIGHUP's new level reaches the access log, here and in the front-end threads.
+  followLogLevel(log, (level) => {
+    accessLog.setLevel(level);
+    threads?.setLogLevel(level);
+  });
   let port: number;
   try {
     port = await backend.listen(config.host, config.port);

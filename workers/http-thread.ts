@@ -1,10 +1,13 @@
 /**
  * An HTTP front-end thread (src/http/uws-threads-backend.ts): its own uWS app on the daemon's
  * port, the routes it answers itself (src/http/local-routes.ts), and every other request
- * forwarded to the daemon's thread, gathered into one message per event-loop turn.
+ * forwarded to the daemon's thread, gathered into one message per event-loop turn. It writes the
+ * access-log lines of the requests it answers itself (the daemon's thread writes those of the
+ * requests it forwards), at the daemon's level, which comes with every change.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { HedgerowError } from '../src/errors.js';
+import { AccessLog } from '../src/http/access-log.js';
 import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
@@ -19,6 +22,8 @@ announceThread('http');
 const setup = workerData as HttpThreadSetup;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
+const accessLog = new AccessLog();
+accessLog.setLevel(setup.logLevel); // and at every change, by message
 const NO_BODY = new Uint8Array(0);
 const REPORT_EVERY_MS = 1000;
 
@@ -176,7 +181,9 @@ if (!loaded.ok) {
         if (answered === undefined) return forwarder.forward(req, false);
         const { route, response } = answered;
         const count = (res: HttpResponse): HttpResponse => {
-          counts.add(route, req.method, res.status, req.body.byteLength, (monotonicMs() - req.receivedAt) / 1000);
+          const ms = monotonicMs() - req.receivedAt;
+          counts.add(route, req.method, res.status, req.body.byteLength, ms / 1000);
+          if (accessLog.enabled) accessLog.write(req, req.body.byteLength, res, ms);
           return res;
         };
         return response instanceof Promise ? response.then(count) : count(response);
@@ -210,6 +217,9 @@ if (!loaded.ok) {
         return;
       case 'collect':
         send({ type: 'collected', id: m.id, answers: counts.take() });
+        return;
+      case 'log-level':
+        accessLog.setLevel(m.level);
         return;
       case 'close':
         void backend

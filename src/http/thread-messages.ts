@@ -2,6 +2,7 @@
  * Messages between the daemon's thread and its HTTP front-end threads (uws-threads-backend.ts,
  * workers/http-thread.ts). Plain, structured-cloneable data.
  */
+import type { LogLevel } from '../config/schema.js';
 import type { DurationSeries } from '../observability/request-durations.js';
 import type { HttpResponse } from './types.js';
 
@@ -19,6 +20,8 @@ export interface LocalRoutesSetup {
 
 export interface HttpThreadSetup {
   uwsBinaryPath: string;
+  /** The daemon's log level when the thread starts (later ones come as `log-level` messages). */
+  logLevel: LogLevel;
   maxBodyBytes: number;
   bodyIdleTimeoutMs: number;
   local?: LocalRoutesSetup;
@@ -65,6 +68,8 @@ export type ToThread =
   | { type: 'drain'; id: number; timeoutMs: number }
   | { type: 'collect'; id: number }
   | { type: 'responses'; responses: ForwardedResponse[] }
+  /** The daemon's log level changed (SIGHUP): the thread writes access lines only at `debug` and below. */
+  | { type: 'log-level'; level: LogLevel }
   | { type: 'close' };
 
 export type FromThread =

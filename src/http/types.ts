@@ -29,6 +29,11 @@ export interface HttpResponse {
   /** Content-Length is computed by the backend; a handler's own value for it is ignored. */
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * The project the request turned out to be for, when its handler learned it on the way
+   * (`/flags`, capture, flag definitions): for the access log, never sent.
+   */
+  projectId?: number;
 }
 
 export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;

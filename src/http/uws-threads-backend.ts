@@ -7,6 +7,7 @@
  * instead of all falling on the daemon's thread.
  */
 import { fileURLToPath } from 'node:url';
+import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
 import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
@@ -23,6 +24,8 @@ import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './t
 
 export interface ThreadsBackendOptions extends BackendOptions {
   threads: number;
+  /** The log level the threads start with (their access log); `setLogLevel` changes it. */
+  logLevel: LogLevel;
   /** The native uWS binary this process loaded (each thread loads the same file). */
   uwsBinaryPath: string;
   local?: LocalRoutesSetup;
@@ -43,6 +46,8 @@ export interface ThreadsBackend extends HttpBackend {
   readonly threadCount: number;
   /** Brings the threads' counts of the requests they answered themselves up to date. */
   collect(): Promise<void>;
+  /** Tells every thread, and those started later, the daemon's log level. */
+  setLogLevel(level: LogLevel): void;
 }
 
 /** A forwarded request as handlers see it. */
@@ -190,7 +195,8 @@ class FrontThread {
 }
 
 export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBackend {
-  const setup: Omit<HttpThreadSetup, 'inFlight'> = {
+  let logLevel = opts.logLevel;
+  const setup: Omit<HttpThreadSetup, 'inFlight' | 'logLevel'> = {
     uwsBinaryPath: opts.uwsBinaryPath,
     maxBodyBytes: opts.maxBodyBytes,
     bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
@@ -200,7 +206,7 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
   let closing: Promise<void> | undefined;
 
   async function startAndListen(host: string, port: number): Promise<number> {
-    const t = new FrontThread(setup, opts);
+    const t = new FrontThread({ ...setup, logLevel }, opts);
     threads.push(t);
     await t.started;
     const answer = t.next<Extract<FromThread, { type: 'listening' | 'listen-failed' }>>(['listening', 'listen-failed']);
@@ -239,6 +245,10 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
     },
     async collect() {
       await Promise.all(threads.map((t) => t.ask((id) => ({ type: 'collect', id }))));
+    },
+    setLogLevel(level) {
+      logLevel = level;
+      for (const t of threads) t.send({ type: 'log-level', level });
     },
     close() {
       closing ??= (async () => {

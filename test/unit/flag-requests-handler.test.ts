@@ -18,8 +18,8 @@ function side(handsOn: boolean, evaluate: () => FlagsOutcome | Promise<FlagsOutc
   return { handsOn, evaluate, onErrorsAnswered: (endpoint) => errors.push(endpoint), errors };
 }
 
-const OK: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: false };
-const WITH_ERRORS: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: true };
+const OK: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: false, projectId: 1 };
+const WITH_ERRORS: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: true, projectId: 1 };
 const ORIGIN = { origin: 'https://app.example' };
 
 describe('handleFlags', () => {
@@ -40,6 +40,7 @@ describe('handleFlags', () => {
       status: 200,
       headers: expect.objectContaining({ 'content-type': 'application/json', 'access-control-allow-origin': 'https://app.example' }),
       body: '{"flags":{}}',
+      projectId: 1,
     });
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT']) expect(handleFlags(request(method), 'flags', thread)).toBeUndefined();
     expect(
