@@ -49,7 +49,9 @@ import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
 import { watchStoreWrites } from './store/watch-store-writes.js';
+import { formatListenAddress, parseListenAddress } from './config/listen-address.js';
 import { AccessLog } from './http/access-log.js';
+import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
 import { requestHandler, tooLargeHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
@@ -99,12 +101,17 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   /** What /_readyz reports: 200 only once the store and the pool are up, and not shutting down. */
   let readiness: Readiness = 'starting';
 
+  /** The Prometheus text, with the counts the HTTP threads keep brought in first. */
+  const scrape = async () => {
+    await collectThreadAnswers?.();
+    return metrics.render();
+  };
   const router = new Router();
   addHealthRoutes(router, {
     readiness: () => readiness,
     storeUnavailable: () => storeWrites.check(),
-    metrics,
-    beforeScrape: () => collectThreadAnswers?.(),
+    // On the main port unless it has an address of its own.
+    ...(config.metricsAddress === '' ? { scrape } : {}),
   });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
@@ -190,6 +197,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
   );
   collectThreadAnswers = threads ? () => threads.collect() : undefined;
+  let metricsServer: MetricsServer | undefined;
   // A SIGHUP's new level reaches the access log, here and in the front-end threads.
   followLogLevel(log, (level) => {
     accessLog.setLevel(level);
@@ -197,8 +205,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
   });
   let port: number;
   try {
+    // Before the main port, so that a metrics address in use stops the start before SDKs are served.
+    if (config.metricsAddress !== '') {
+      metricsServer = await startMetricsServer(parseListenAddress(config.metricsAddress), scrape, (err) =>
+        log.error({ err }, 'could not render /metrics'),
+      );
+    }
     port = await backend.listen(config.host, config.port);
   } catch (err) {
+    await metricsServer?.close();
     await backend.close();
     storeWatch.release();
     throw err;
@@ -216,6 +231,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     },
     `listening on http://${config.host}:${port} with the ${backendName} backend${inThreads}`,
   );
+  if (metricsServer) {
+    const at = formatListenAddress({ host: parseListenAddress(config.metricsAddress).host, port: metricsServer.port });
+    log.info({ metrics_address: at }, `serving /metrics on http://${at}/metrics (HEDGEROW_METRICS_ADDRESS); the main port answers it 404`);
+  }
 
   const workerPool = new WorkerPool({
     setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, nice: config.workerNice },
@@ -281,6 +300,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger): Promis
     pipeline = undefined;
     await livePipeline.stop();
     await backend.close();
+    // Scraped until here: the drain and the pool's close show in /metrics.
+    await metricsServer?.close();
     await closeStore(dbs);
     storeWatch.release();
     await dataDirLock.release();

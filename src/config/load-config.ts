@@ -233,6 +233,7 @@ function resolveConfig(c: Config): Config {
     flagsTimeoutMs: c.flagsTimeoutMs,
     retentionDays: c.retentionDays,
     minFreeDiskBytes: c.minFreeDiskBytes,
+    metricsAddress: c.metricsAddress,
     bootstrap,
   };
 }

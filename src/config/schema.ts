@@ -47,6 +47,8 @@ export interface Config {
   readonly retentionDays: number;
   /** 0: no reserve. */
   readonly minFreeDiskBytes: number;
+  /** `host:port` that serves `/metrics` alone (listen-address.ts reads it); '' serves it on the main port. */
+  readonly metricsAddress: string;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -93,6 +95,9 @@ function setting(
     doc,
   });
 }
+
+/** A TCP port, 0–65535, as text. */
+const PORT_TEXT = '(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0)';
 
 /** One character of a key an operator brings (auth/keys.ts says why each rule). */
 const CARRIED_KEY_CHARS = '[^\\s\\p{Cc}]';
@@ -243,6 +248,14 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     int(0, 2 ** 50),
     'an integer between 0 and 1125899906842624',
     "Free space kept on the data directory's disk: below it capture answers 503 and /_readyz says why, so that the store never fills the disk (0: no reserve). The disk holds that much less data.",
+  ),
+  setting(
+    'metricsAddress',
+    'string',
+    // A host name or IPv4 address, or an IPv6 address in brackets, then a port.
+    { type: 'string', pattern: `^$|^(?:\\[[0-9A-Fa-f:.]+\\]|[^\\s:/\\[\\]]+):${PORT_TEXT}$` },
+    'empty, or host:port with a port between 0 and 65535 (an IPv6 address in brackets: [::1]:9464)',
+    'Address (host:port, e.g. 127.0.0.1:9464) where GET /metrics is served on its own, and the main port answers /metrics with 404, so a public port need not expose it. Empty: /metrics is served on the main port.',
   ),
   setting(
     'bootstrap.projectApiKey',

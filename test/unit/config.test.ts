@@ -79,6 +79,7 @@ describe('loadConfig', () => {
       HEDGEROW_FLAGS_TIMEOUT_MS: '250',
       HEDGEROW_RETENTION_DAYS: '30',
       HEDGEROW_MIN_FREE_DISK_BYTES: '0',
+      HEDGEROW_METRICS_ADDRESS: '[::1]:9464',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -104,6 +105,7 @@ describe('loadConfig', () => {
       flagsTimeoutMs: 250,
       retentionDays: 30,
       minFreeDiskBytes: 0,
+      metricsAddress: '[::1]:9464',
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -146,6 +148,7 @@ describe('loadConfig', () => {
           flagsTimeoutMs: 2000,
           retentionDays: 0,
           minFreeDiskBytes: 104857600,
+          metricsAddress: '',
           prot: 1,
         }),
       }),
@@ -258,6 +261,35 @@ describe('loadConfig', () => {
   it('reports an unreadable or malformed defaults file', () => {
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile('{ nope') }))[0]).toMatch(/cannot read defaults/);
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile([]) }))[0]).toMatch(/must hold a JSON object/);
+  });
+
+  it('takes a metrics address as host:port, or empty for the main port', () => {
+    const address = (value: string) => loadConfig({ env: { HEDGEROW_METRICS_ADDRESS: value } }).metricsAddress;
+    expect(loadConfig({ env: {} }).metricsAddress).toBe('');
+    expect(address('')).toBe(''); // an empty variable is unset
+    for (const ok of ['127.0.0.1:9464', 'localhost:9464', '0.0.0.0:0', '[::1]:65535', '[::]:1', 'metrics.internal:80']) {
+      expect(address(ok)).toBe(ok);
+    }
+    expect(loadConfig({ env: {}, flags: { metricsAddress: '127.0.0.1:9100' } }).metricsAddress).toBe('127.0.0.1:9100');
+    for (const bad of [
+      '9464',
+      ':9464',
+      '127.0.0.1',
+      '127.0.0.1:',
+      '127.0.0.1:65536',
+      '127.0.0.1:08',
+      '::1:9464',
+      'http://h:1',
+      'a b:1',
+      '[::1]',
+    ]) {
+      expect(
+        problemsOf(() => loadConfig({ env: { HEDGEROW_METRICS_ADDRESS: bad } })),
+        bad,
+      ).toEqual([
+        `HEDGEROW_METRICS_ADDRESS=${JSON.stringify(bad)}: must be empty, or host:port with a port between 0 and 65535 (an IPv6 address in brackets: [::1]:9464)`,
+      ]);
+    }
   });
 
   it('reads a log level (and the other choices among names) in any case, as lower case', () => {
