@@ -142,7 +142,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'string',
     oneOf(LOG_LEVELS),
     `one of ${quoted(LOG_LEVELS)}`,
-    'Lowest level logged; debug and trace log every request and cost throughput.',
+    'Lowest level logged; debug and trace add an access-log line per answered request (method, path, status, duration, sizes; never keys or bodies), at a small cost in throughput.',
   ),
   setting(
     'httpBackend',
