@@ -9,7 +9,9 @@
  * The `/flags` answer case encodes a 50-flag v2 body and takes its UTF-8 size (what copying the
  * text to the main thread, or writing it to a socket, also has to walk), and writes it as UTF-8
  * into a reused buffer as the front-end threads do, against `JSON.stringify` of the same answer
- * as a plain object.
+ * as a plain object. The access-log case writes a `/flags` request's line to /dev/null as the
+ * access log does (made as one string, several lines per write), against the daemon's pino
+ * logger given the same fields (a write per line).
  */
 import { gzipSync, gunzipSync } from 'node:zlib';
 import LZString from 'lz-string';
@@ -22,6 +24,10 @@ import { evaluateFlags } from '../src/flags/engine/evaluate-flags.js';
 import { VARIANT_SALT, bucketHash } from '../src/flags/engine/hash.js';
 import type { FlagResult } from '../src/flags/engine/evaluate-types.js';
 import { FlagsResponseEncoder } from '../src/flag-requests/flags-response.js';
+import { pino } from 'pino';
+import { AccessLog } from '../src/http/access-log.js';
+import type { HttpRequest } from '../src/http/types.js';
+import { createLogger } from '../src/observability/logger.js';
 import { createHash, hash as cryptoHash } from 'node:crypto';
 import { flagRecordWith } from '../test/fixtures/flag-record.js';
 import { v7 as uuidv7 } from 'uuid';
@@ -241,6 +247,20 @@ function stringifiedAnswerBytes(): number {
   return Buffer.byteLength(JSON.stringify(body), 'utf8');
 }
 
+const accessHead: Omit<HttpRequest, 'body'> = {
+  method: 'POST',
+  path: '/flags/',
+  query: 'v=2',
+  ip: '127.0.0.1',
+  header: () => '',
+  receivedAt: 0,
+};
+const accessAnswer = { status: 200, body: new Uint8Array(13_000), projectId: 1 };
+const accessLog = new AccessLog(pino.destination({ dest: '/dev/null', sync: true }));
+accessLog.setLevel('debug');
+const pinoLog = createLogger('debug', pino.destination({ dest: '/dev/null', sync: true }));
+let accessMs = 0;
+
 const cases: Case[] = [
   {
     name: `/batch/ ${EVENTS_PER_BATCH} events, gzip ${batchGzip.length} B → ${batchText.length} B`,
@@ -281,6 +301,28 @@ const cases: Case[] = [
       ['FlagsResponseEncoder.encode', encodedAnswerBytes],
       ['FlagsResponseEncoder.encodeInto (UTF-8 into a reused buffer)', encodedIntoAnswerBytes],
     ],
+  },
+  {
+    name: 'access-log line of a /flags request, to /dev/null',
+    events: 1,
+    unit: { one: 'line', many: 'lines' },
+    baseline: [
+      "the daemon's pino logger, a write per line",
+      () =>
+        pinoLog.debug(
+          {
+            method: 'POST',
+            path: '/flags/',
+            status: 200,
+            duration_ms: (accessMs += 0.001),
+            project_id: 1,
+            request_bytes: 48,
+            response_bytes: 13_000,
+          },
+          'request',
+        ),
+    ],
+    variants: [['AccessLog.write (lines batched per write)', () => accessLog.write(accessHead, 48, accessAnswer, (accessMs += 0.001))]],
   },
   {
     name: `bucketing hash: ${FLAGS_PER_REQUEST} bucketHash calls, ASCII ids, mean ${meanUtf8Length(asciiBucketInputs)} B`,

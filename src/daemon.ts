@@ -8,7 +8,7 @@ import { packageVersion } from './config/package-version.js';
 import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
-import { errorResponse, toErrorResponse } from './http/respond.js';
+import { toErrorResponse } from './http/respond.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './management-api/events-api.js';
@@ -24,10 +24,9 @@ import { addPersonalApiKeysRoutes } from './management-api/personal-api-keys-api
 import { addProjectsApiRoutes } from './management-api/projects-api.js';
 import { addRolesApiRoutes } from './management-api/roles-api.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './http/types.js';
-import { corsHeaders } from './http/cors.js';
 import { DECOMPRESSED_RATIO } from './limits.js';
 import { firstStartLogLine, keptCredentialsMessage } from './observability/first-start-log.js';
-import type { Logger } from './observability/logger.js';
+import { followLogLevel, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { ThreadCpu } from './observability/thread-cpu.js';
 import type { IngestPool } from './pool/ingest-pool.js';
@@ -63,7 +62,10 @@ import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
 import { linkSecret } from './auth/signed-link.js';
 import { watchStoreWrites } from './store/watch-store-writes.js';
-import { requestHandler } from './http/handle-request.js';
+import { formatListenAddress, parseListenAddress } from './config/listen-address.js';
+import { AccessLog } from './http/access-log.js';
+import { type MetricsServer, startMetricsServer } from './http/metrics-server.js';
+import { requestHandler, tooLargeHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
 import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
@@ -158,13 +160,18 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     return replicate(req);
   };
 
+  /** The Prometheus text, with the counts the HTTP threads keep brought in first. */
+  const scrape = async () => {
+    await collectThreadAnswers?.();
+    return metrics.render();
+  };
   const router = new Router();
   addHealthRoutes(router, {
     readiness: () => readiness,
     storeUnavailable: () => storeWrites.check(),
     ...(cluster ? { cluster: () => cluster.status } : {}),
-    metrics,
-    beforeScrape: () => collectThreadAnswers?.(),
+    // On the main port unless it has an address of its own.
+    ...(config.metricsAddress === '' ? { scrape } : {}),
   });
   addCaptureRoutes(router, { pool: () => pool });
   addFlagsRoutes(router, { pool: () => flagsPool, onErrorsAnswered: (endpoint) => metrics.flagErrors.inc({ endpoint }) });
@@ -221,12 +228,15 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   });
 
   const maxDecompressedBytes = config.maxBodyBytes * DECOMPRESSED_RATIO;
+  // Lines for the requests this thread answers; the front-end threads write their own.
+  const accessLog = new AccessLog();
   const { backend, note, threads } = createHttpBackend(
     config.httpBackend,
     {
       handler: requestHandler({
         router,
         metrics,
+        accessLog,
         log,
         storeWrites,
         reserve,
@@ -234,18 +244,17 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
       }),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.bodyIdleTimeoutMs,
-      tooLarge: (req) => {
-        metrics.countRequest('too_large', req.method, 413);
-        return errorResponse(catalogueError('HR_BODY_TOO_LARGE', { max_bytes: config.maxBodyBytes }), corsHeaders(req));
-      },
+      tooLarge: tooLargeHandler({ metrics, accessLog, maxBodyBytes: config.maxBodyBytes }),
       onError: (err) => toErrorResponse(err, (e) => log.error({ err: e }, 'unhandled error in request handler')),
     },
     {
       threads: config.httpThreads,
+      logLevel: config.logLevel,
       local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
       onLocalAnswers: (answers) => {
         for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
         for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
+        metrics.requestDurations.add(answers.durations);
         for (const [endpoint, n] of answers.flagErrors) metrics.flagErrors.inc({ endpoint }, n);
       },
       onThreadBug: (error) => log.error({ err: error }, 'unhandled error in an HTTP thread'),
@@ -257,10 +266,23 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     },
   );
   collectThreadAnswers = threads ? () => threads.collect() : undefined;
+  let metricsServer: MetricsServer | undefined;
+  // A SIGHUP's new level reaches the access log, here and in the front-end threads.
+  followLogLevel(log, (level) => {
+    accessLog.setLevel(level);
+    threads?.setLogLevel(level);
+  });
   let port: number;
   try {
+    // Before the main port, so that a metrics address in use stops the start before SDKs are served.
+    if (config.metricsAddress !== '') {
+      metricsServer = await startMetricsServer(parseListenAddress(config.metricsAddress), scrape, (err) =>
+        log.error({ err }, 'could not render /metrics'),
+      );
+    }
     port = await backend.listen(config.host, config.port);
   } catch (err) {
+    await metricsServer?.close();
     await backend.close();
     storeWatch.release();
     throw err;
@@ -278,6 +300,10 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     },
     `listening on http://${config.host}:${port} with the ${backendName} backend${inThreads}`,
   );
+  if (metricsServer) {
+    const at = formatListenAddress({ host: parseListenAddress(config.metricsAddress).host, port: metricsServer.port });
+    log.info({ metrics_address: at }, `serving /metrics on http://${at}/metrics (HEDGEROW_METRICS_ADDRESS); the main port answers it 404`);
+  }
 
   const workerPool = new WorkerPool({
     setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, nice: config.workerNice },
@@ -403,6 +429,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     pipeline = undefined;
     await livePipeline.stop();
     await backend.close();
+    // Scraped until here: the drain and the pool's close show in /metrics.
+    await metricsServer?.close();
     await closeStore(dbs);
     storeWatch.release();
     await dataDirLock.release();

@@ -1,22 +1,29 @@
 /**
  * An HTTP front-end thread (src/http/uws-threads-backend.ts): its own uWS app on the daemon's
  * port, the routes it answers itself (src/http/local-routes.ts), and every other request
- * forwarded to the daemon's thread, gathered into one message per event-loop turn.
+ * forwarded to the daemon's thread, gathered into one message per event-loop turn. It writes the
+ * access-log lines of the requests it answers itself (the daemon's thread writes those of the
+ * requests it forwards), at the daemon's level, which comes with every change.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { HedgerowError } from '../src/errors.js';
+import { AccessLog } from '../src/http/access-log.js';
 import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
 import type { ForwardedRequest, FromThread, HttpThreadSetup, LocalAnswers, ToThread } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsClientGone, uwsHeaderList } from '../src/http/uws-backend.js';
+import { DurationTally } from '../src/observability/request-durations.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
+import { monotonicMs } from '../src/util/monotonic-ms.js';
 
 announceThread('http');
 const setup = workerData as HttpThreadSetup;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);
+const accessLog = new AccessLog();
+accessLog.setLevel(setup.logLevel); // and at every change, by message
 const NO_BODY = new Uint8Array(0);
 const REPORT_EVERY_MS = 1000;
 
@@ -24,14 +31,16 @@ const REPORT_EVERY_MS = 1000;
 class AnswerCounts {
   private counts = new Map<string, [string, string, number, number]>();
   private bodyBytes: number[] = [];
+  private readonly durations = new DurationTally();
   private flagErrors = new Map<string, number>();
 
-  add(route: string, method: string, status: number, bodyBytes: number): void {
+  add(route: string, method: string, status: number, bodyBytes: number, seconds: number): void {
     const key = `${route} ${method} ${status}`;
     const entry = this.counts.get(key);
     if (entry) entry[3]++;
     else this.counts.set(key, [route, method, status, 1]);
     if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
+    this.durations.observe(route, method, seconds);
   }
 
   addFlagErrors(route: string): void {
@@ -43,7 +52,12 @@ class AnswerCounts {
   }
 
   take(): LocalAnswers {
-    const answers = { counts: [...this.counts.values()], bodyBytes: this.bodyBytes, flagErrors: [...this.flagErrors] };
+    const answers = {
+      counts: [...this.counts.values()],
+      bodyBytes: this.bodyBytes,
+      durations: this.durations.take(),
+      flagErrors: [...this.flagErrors],
+    };
     this.counts = new Map();
     this.bodyBytes = [];
     this.flagErrors = new Map();
@@ -90,6 +104,7 @@ class Forwarder {
         headers: uwsHeaderList(req as HttpRequest) ?? [],
         ip: req.ip,
         body: tooLarge ? NO_BODY : (req.body ?? NO_BODY),
+        receivedAt: req.receivedAt,
       },
     });
     this.queueTurn();
@@ -166,7 +181,9 @@ if (!loaded.ok) {
         if (answered === undefined) return forwarder.forward(req, false);
         const { route, response } = answered;
         const count = (res: HttpResponse): HttpResponse => {
-          counts.add(route, req.method, res.status, req.body.byteLength);
+          const ms = monotonicMs() - req.receivedAt;
+          counts.add(route, req.method, res.status, req.body.byteLength, ms / 1000);
+          if (accessLog.enabled) accessLog.write(req, req.body.byteLength, res, ms);
           return res;
         };
         return response instanceof Promise ? response.then(count) : count(response);
@@ -200,6 +217,9 @@ if (!loaded.ok) {
         return;
       case 'collect':
         send({ type: 'collected', id: m.id, answers: counts.take() });
+        return;
+      case 'log-level':
+        accessLog.setLevel(m.level);
         return;
       case 'close':
         void backend

@@ -24,6 +24,7 @@ function defaultText(s: SettingSpec, defaults: ReadonlyMap<string, unknown>): st
   const value = defaults.get(s.path);
   if (value === undefined) return s.path.startsWith('bootstrap.') ? 'generated on first start' : 'none';
   if ((s.path === 'workers' || s.path === 'httpThreads') && value === 0) return '0, one per core';
+  if (value === '') return 'none';
   return String(value);
 }
 

@@ -1,6 +1,7 @@
 /**
  * `hedgerow serve`: load and freeze the configuration, start the daemon, and stop it cleanly on
- * SIGTERM/SIGINT within a bounded time; SIGHUP reloads the log level. With `--env-file`, that
+ * SIGTERM/SIGINT within a bounded time; SIGHUP reloads the log level (the daemon follows the
+ * logger's level: its access log, in the HTTP front-end threads too). With `--env-file`, that
  * file's `HEDGEROW_*` lines are read over the environment at start and again on SIGHUP (a
  * process's own environment cannot change, so this is how a reload sees an edited setting).
  */

@@ -11,6 +11,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
 import type { BootstrapConfig } from '../config/schema.js';
 import type { HttpRequest } from '../http/types.js';
+import { monotonicMs } from '../util/monotonic-ms.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 
 /** The request headers the management API reads (auth, body type, absolute URLs, CORS). */
@@ -94,6 +95,7 @@ export function commandRequest(c: HttpCommand): HttpRequest {
     query: c.query,
     ip: c.ip,
     body: c.body instanceof Uint8Array ? c.body : new Uint8Array(0),
+    receivedAt: monotonicMs(),
     header: (name) => c.headers[name.toLowerCase()] ?? '',
   };
 }

@@ -92,7 +92,10 @@ export class ReplicatedWrites {
         const batch = this.hashKeyBatch;
         this.hashKeyBatch = [];
         this.node.publishCommand(hashKeysCommand(batch, this.nodeName)).catch((err: unknown) => {
-          this.log.warn({ error: (err as Error)?.message ?? String(err), writes: batch.length }, 'cluster: hash keys of /flags requests not published');
+          this.log.warn(
+            { error: (err as Error)?.message ?? String(err), writes: batch.length },
+            'cluster: hash keys of /flags requests not published',
+          );
         });
       });
     }

@@ -243,6 +243,7 @@ function resolveConfig(c: Config): Config {
     clusterReplicas: c.clusterReplicas,
     clusterStreamMaxAgeHours: c.clusterStreamMaxAgeHours,
     clusterPublishTimeoutMs: c.clusterPublishTimeoutMs,
+    metricsAddress: c.metricsAddress,
     bootstrap,
   };
 }

@@ -54,6 +54,8 @@ export interface Config {
   readonly clusterReplicas: number;
   readonly clusterStreamMaxAgeHours: number;
   readonly clusterPublishTimeoutMs: number;
+  /** `host:port` that serves `/metrics` alone (listen-address.ts reads it); '' serves it on the main port. */
+  readonly metricsAddress: string;
   readonly bootstrap: BootstrapConfig;
 }
 
@@ -103,6 +105,8 @@ function setting(
 
 /** One NATS server URL: nats://host:port (or tls://, with the server's TLS). */
 const NATS_URL = '(nats|tls)://[^\\s,/]+';
+/** A TCP port, 0–65535, as text. */
+const PORT_TEXT = '(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0)';
 
 /** One character of a key an operator brings (auth/keys.ts says why each rule). */
 const CARRIED_KEY_CHARS = '[^\\s\\p{Cc}]';
@@ -147,7 +151,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'string',
     oneOf(LOG_LEVELS),
     `one of ${quoted(LOG_LEVELS)}`,
-    'Lowest level logged; debug and trace log every request and cost throughput.',
+    'Lowest level logged; debug and trace add an access-log line per answered request (method, path, status, duration, sizes; never keys or bodies), at a small cost in throughput.',
   ),
   setting(
     'httpBackend',
@@ -288,6 +292,14 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     int(100, 60000),
     'an integer between 100 and 60000',
     "How long a capture waits for the NATS cluster's acknowledgement before answering 503 (SDKs retry): a stream leader's election takes several seconds.",
+  ),
+  setting(
+    'metricsAddress',
+    'string',
+    // A host name or IPv4 address, or an IPv6 address in brackets, then a port.
+    { type: 'string', pattern: `^$|^(?:\\[[0-9A-Fa-f:.]+\\]|[^\\s:/\\[\\]]+):${PORT_TEXT}$` },
+    'empty, or host:port with a port between 0 and 65535 (an IPv6 address in brackets: [::1]:9464)',
+    'Address (host:port, e.g. 127.0.0.1:9464) where GET /metrics is served on its own, and the main port answers /metrics with 404, so a public port need not expose it. Empty: /metrics is served on the main port.',
   ),
   setting(
     'bootstrap.projectApiKey',

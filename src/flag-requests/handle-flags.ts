@@ -93,7 +93,7 @@ function flagsOutcomeResponse(req: HttpRequest, endpoint: 'flags' | 'decide', ou
   const cors = corsHeaders(req);
   if (outcome.ok === 'timeout') return flaglessResponse(req, endpoint, cors, true);
   if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);
-  return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body: outcome.body };
+  return { status: 200, headers: { 'content-type': 'application/json', ...cors }, body: outcome.body, projectId: outcome.projectId };
 }
 
 /**

@@ -38,8 +38,9 @@ export type FlagsOutcome =
   /**
    * `errors`: the answer says errorsWhileComputingFlags (a store read failed or a flag could not
    * be evaluated). `body` is bytes only when the caller gave a buffer to write it into.
+   * `projectId`: the project the key named (for the access log).
    */
-  | { ok: true; body: string | Uint8Array; errors: boolean }
+  | { ok: true; body: string | Uint8Array; errors: boolean; projectId: number }
   | { ok: false; error: SerializedError }
   /** No answer from the worker pool in time (flags-pool.ts). */
   | { ok: 'timeout' };
@@ -70,8 +71,8 @@ function configOf(flags: ProjectFlags, apiToken: string): Readonly<Record<string
  */
 export function runFlagsRequest(req: FlagsHttpRequest, deps: FlagsRequestDeps, now: Date, into?: Buffer): FlagsOutcome {
   try {
-    const { body, errors } = evaluateRequest(req, deps, now, into);
-    return { ok: true, body, errors };
+    const { body, errors, projectId } = evaluateRequest(req, deps, now, into);
+    return { ok: true, body, errors, projectId };
   } catch (err) {
     const e = isHedgerowError(err)
       ? err
@@ -85,7 +86,7 @@ function evaluateRequest(
   deps: FlagsRequestDeps,
   now: Date,
   into: Buffer | undefined,
-): { body: string | Uint8Array; errors: boolean } {
+): { body: string | Uint8Array; errors: boolean; projectId: number } {
   const query = parseFlagsQuery(req.query, req.endpoint);
   const body = decodeFlagsBody(req, deps.maxDecompressedBytes);
   const request = parseFlagsRequest(body);
@@ -125,5 +126,6 @@ function evaluateRequest(
     ...(query.config ? { config: configOf(flags, project.api_token) } : {}),
   };
   const written = into === undefined ? undefined : flags.encoder.encodeInto(answer, into);
-  return { body: written === undefined ? flags.encoder.encode(answer) : (into as Buffer).subarray(0, written), errors };
+  const text = written === undefined ? flags.encoder.encode(answer) : (into as Buffer).subarray(0, written);
+  return { body: text, errors, projectId: project.id };
 }

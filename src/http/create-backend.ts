@@ -20,7 +20,7 @@ export type ThreadsOptions = Omit<ThreadsBackendOptions, keyof BackendOptions | 
 export interface CreatedBackend {
   backend: HttpBackend;
   /** Set when uWS serves from front-end threads. */
-  threads?: Pick<ThreadsBackend, 'threadCount' | 'collect'>;
+  threads?: Pick<ThreadsBackend, 'threadCount' | 'collect' | 'setLogLevel'>;
   /** Why 'auto' did not pick uWS; absent otherwise. */
   note?: string;
 }

@@ -1,21 +1,33 @@
 /**
- * Runs one request through the router and counts its answer. A management write waits while the
- * disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a full
- * disk) is answered 503, as capture answers it, and marks the store unavailable until a write
- * commits again; any other thrown error is logged and answered 500.
+ * Runs one request through the router and records its answer (its count and duration by route,
+ * and its access-log line when the level takes them); answers a body over the cap with 413,
+ * recorded the same way. A management write waits while the disk is short of half the
+ * free-space reserve (store/disk-reserve.ts); a store refusal (a full disk) is answered 503, as
+ * capture answers it, and marks the store unavailable until a write commits again; any other
+ * thrown error is logged and answered 500.
  */
+import { catalogueError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { DiskReserve } from '../store/disk-reserve.js';
 import { isTransientStoreError, storeErrorText, storeUnavailableError } from '../store/store-errors.js';
 import type { WriteAvailability } from '../store/write-availability.js';
+import { monotonicMs } from '../util/monotonic-ms.js';
+import type { AccessLog } from './access-log.js';
+import { parseContentLength } from './backend-common.js';
+import { corsHeaders } from './cors.js';
 import { errorResponse, toErrorResponse } from './respond.js';
 import type { Router } from './router.js';
-import type { HttpRequest, HttpResponse } from './types.js';
+import type { BackendOptions, HttpRequest, HttpResponse } from './types.js';
 
-export interface RequestHandlerDeps {
-  readonly router: Router;
+/** Where answers are recorded. */
+interface Recorders {
   readonly metrics: Metrics;
+  readonly accessLog: AccessLog;
+}
+
+export interface RequestHandlerDeps extends Recorders {
+  readonly router: Router;
   readonly log: Logger;
   readonly storeWrites: WriteAvailability;
   readonly reserve: DiskReserve;
@@ -56,7 +68,7 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
     return refused(storeErrorText(err));
   };
   const counted = (route: string, req: HttpRequest, res: HttpResponse): HttpResponse => {
-    metrics.countRequest(route, req.method, res.status);
+    record(deps, route, req, req.body.byteLength, res);
     if (req.body.byteLength > 0) metrics.bodyBytes.observe(req.body.byteLength);
     return res;
   };
@@ -87,4 +99,23 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
       (err: unknown) => counted(route, req, failed(req, err)),
     );
   };
+}
+
+/** The answer to a body over `maxBodyBytes` (the backend calls it instead of the handler). */
+export function tooLargeHandler(deps: Recorders & { readonly maxBodyBytes: number }): BackendOptions['tooLarge'] {
+  const { maxBodyBytes } = deps;
+  return (req) => {
+    const res = errorResponse(catalogueError('HR_BODY_TOO_LARGE', { max_bytes: maxBodyBytes }), corsHeaders(req));
+    // The body was not read: its declared length, when it has one.
+    record(deps, 'too_large', req, parseContentLength(req.header('content-length')), res);
+    return res;
+  };
+}
+
+/** Counts an answer, observes its duration from the request's head being read, and logs it when the level says so. */
+function record(to: Recorders, route: string, req: Omit<HttpRequest, 'body'>, requestBytes: number | undefined, res: HttpResponse): void {
+  const ms = monotonicMs() - req.receivedAt;
+  to.metrics.countRequest(route, req.method, res.status);
+  to.metrics.requestDurations.observe(route, req.method, ms / 1000);
+  if (to.accessLog.enabled) to.accessLog.write(req, requestBytes, res, ms);
 }

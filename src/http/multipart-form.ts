@@ -89,6 +89,7 @@ export function withFormBody(http: HttpRequest, fields: ReadonlyMap<string, stri
     query: http.query,
     ip: http.ip,
     body,
+    receivedAt: http.receivedAt,
     header: (name) => (name === 'content-type' ? 'application/x-www-form-urlencoded' : http.header(name)),
   };
 }

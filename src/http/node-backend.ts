@@ -9,6 +9,7 @@
 import { HedgerowError } from '../errors.js';
 import { HTTP_HEAD_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { monotonicMs } from '../util/monotonic-ms.js';
 import { BodyWatch, type WatchedBody } from './body-watch.js';
 import { framingAnswer, framingFault, requestTimeout } from './framing.js';
 import { listenError } from './listen-error.js';
@@ -66,6 +67,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
       requireHostHeader: false,
     },
     (req, res) => {
+      const receivedAt = monotonicMs();
       responses.set(req.socket, res);
       inFlight.add();
       let answered = false;
@@ -116,6 +118,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
         query: q === -1 ? '' : url.slice(q + 1),
         ip: clientIp(header('x-forwarded-for'), normalizePeer(req.socket.remoteAddress)),
         header,
+        receivedAt,
       };
 
       /** Set once the too-large answer is asked for (it may come asynchronously): later data is ignored. */

@@ -2,6 +2,8 @@
  * Messages between the daemon's thread and its HTTP front-end threads (uws-threads-backend.ts,
  * workers/http-thread.ts). Plain, structured-cloneable data.
  */
+import type { LogLevel } from '../config/schema.js';
+import type { DurationSeries } from '../observability/request-durations.js';
 import type { HttpResponse } from './types.js';
 
 /**
@@ -18,6 +20,8 @@ export interface LocalRoutesSetup {
 
 export interface HttpThreadSetup {
   uwsBinaryPath: string;
+  /** The daemon's log level when the thread starts (later ones come as `log-level` messages). */
+  logLevel: LogLevel;
   maxBodyBytes: number;
   bodyIdleTimeoutMs: number;
   local?: LocalRoutesSetup;
@@ -36,6 +40,8 @@ export interface ForwardedRequest {
   headers: readonly string[];
   ip: string;
   body: Uint8Array;
+  /** When the thread read its head (util/monotonic-ms.ts: the same clock on every thread). */
+  receivedAt: number;
 }
 
 /** The daemon's answer to a forwarded request; the thread checks and writes it (`prepare`). */
@@ -50,6 +56,8 @@ export interface LocalAnswers {
   counts: Array<[string, string, number, number]>;
   /** Body size of each of those requests that had one. */
   bodyBytes: number[];
+  /** Their durations, as histogram bucket counts by route and method. */
+  durations: DurationSeries[];
   /** Route and how many of its answers said errorsWhileComputingFlags. */
   flagErrors: Array<[string, number]>;
 }
@@ -60,6 +68,8 @@ export type ToThread =
   | { type: 'drain'; id: number; timeoutMs: number }
   | { type: 'collect'; id: number }
   | { type: 'responses'; responses: ForwardedResponse[] }
+  /** The daemon's log level changed (SIGHUP): the thread writes access lines only at `debug` and below. */
+  | { type: 'log-level'; level: LogLevel }
   | { type: 'close' };
 
 export type FromThread =

@@ -17,6 +17,11 @@ export interface HttpRequest {
   readonly ip: string;
   /** The body as sent, fully read, at most maxBodyBytes (GET/HEAD/OPTIONS normally carry none). */
   readonly body: Uint8Array;
+  /**
+   * When the front end read the request's head (util/monotonic-ms.ts, comparable between threads):
+   * a request's duration in metrics and the access log counts from here.
+   */
+  readonly receivedAt: number;
 }
 
 export interface HttpResponse {
@@ -24,6 +29,11 @@ export interface HttpResponse {
   /** Content-Length is computed by the backend; a handler's own value for it is ignored. */
   headers?: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * The project the request turned out to be for, when its handler learned it on the way
+   * (`/flags`, capture, flag definitions): for the access log, never sent.
+   */
+  projectId?: number;
 }
 
 export type Handler = (req: HttpRequest) => Promise<HttpResponse> | HttpResponse;

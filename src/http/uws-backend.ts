@@ -10,6 +10,7 @@
 import { HedgerowError } from '../errors.js';
 import { HTTP_REQUEST_TIMEOUT_MS } from '../limits.js';
 import { concatBytes } from '../util/concat-bytes.js';
+import { monotonicMs } from '../util/monotonic-ms.js';
 import { BodyWatch, type WatchedBody } from './body-watch.js';
 import { framingFault, requestTimeout } from './framing.js';
 import { errorResponse } from './respond.js';
@@ -109,6 +110,7 @@ class UwsRequest implements HttpRequest {
     readonly path: string,
     readonly query: string,
     private readonly headers: string[],
+    readonly receivedAt: number,
   ) {}
 
   get headerList(): readonly string[] {
@@ -188,6 +190,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
   }
 
   app.any('/*', (res, req) => {
+    const receivedAt = monotonicMs();
     const lower = req.getMethod();
     const ex: Exchange = {
       res,
@@ -220,7 +223,7 @@ export function createUwsBackend(uws: UwsBinding, opts: BackendOptions, inFlight
       headers.push(k, v);
     });
     ex.headers = headers;
-    const head = new UwsRequest(ex, ex.method, req.getUrl(), query, headers);
+    const head = new UwsRequest(ex, ex.method, req.getUrl(), query, headers, receivedAt);
 
     const contentLength = head.header('content-length');
     const transferEncoding = head.header('transfer-encoding');

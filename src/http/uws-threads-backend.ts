@@ -7,6 +7,7 @@
  * instead of all falling on the daemon's thread.
  */
 import { fileURLToPath } from 'node:url';
+import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
 import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
@@ -24,6 +25,8 @@ import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './t
 
 export interface ThreadsBackendOptions extends BackendOptions {
   threads: number;
+  /** The log level the threads start with (their access log); `setLogLevel` changes it. */
+  logLevel: LogLevel;
   /** The native uWS binary this process loaded (each thread loads the same file). */
   uwsBinaryPath: string;
   local?: LocalRoutesSetup;
@@ -44,6 +47,8 @@ export interface ThreadsBackend extends HttpBackend {
   readonly threadCount: number;
   /** Brings the threads' counts of the requests they answered themselves up to date. */
   collect(): Promise<void>;
+  /** Tells every thread, and those started later, the daemon's log level. */
+  setLogLevel(level: LogLevel): void;
 }
 
 /** A forwarded request as handlers see it. */
@@ -53,6 +58,7 @@ class ForwardedHttpRequest implements HttpRequest {
   readonly query: string;
   readonly ip: string;
   readonly body: Uint8Array;
+  readonly receivedAt: number;
   private readonly headers: readonly string[];
 
   constructor(f: ForwardedRequest) {
@@ -61,6 +67,7 @@ class ForwardedHttpRequest implements HttpRequest {
     this.query = f.query;
     this.ip = f.ip;
     this.body = f.body;
+    this.receivedAt = f.receivedAt;
     this.headers = f.headers;
   }
 
@@ -189,7 +196,8 @@ class FrontThread {
 }
 
 export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBackend {
-  const setup: Omit<HttpThreadSetup, 'inFlight'> = {
+  let logLevel = opts.logLevel;
+  const setup: Omit<HttpThreadSetup, 'inFlight' | 'logLevel'> = {
     uwsBinaryPath: opts.uwsBinaryPath,
     maxBodyBytes: opts.maxBodyBytes,
     bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
@@ -199,7 +207,7 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
   let closing: Promise<void> | undefined;
 
   async function startAndListen(host: string, port: number): Promise<number> {
-    const t = new FrontThread(setup, opts);
+    const t = new FrontThread({ ...setup, logLevel }, opts);
     threads.push(t);
     await t.started;
     const answer = t.next<Extract<FromThread, { type: 'listening' | 'listen-failed' }>>(['listening', 'listen-failed']);
@@ -240,6 +248,10 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
     },
     async collect() {
       await Promise.all(threads.map((t) => t.ask((id) => ({ type: 'collect', id }))));
+    },
+    setLogLevel(level) {
+      logLevel = level;
+      for (const t of threads) t.send({ type: 'log-level', level });
     },
     close() {
       closing ??= (async () => {

@@ -1,7 +1,9 @@
 /**
  * Structured JSON logs on stdout (pino). Writes are synchronous so a startup or fatal line is
  * on stdout before the next statement runs; that is affordable because hot paths never log
- * per event. The level can be changed at runtime (SIGHUP reload).
+ * per event (the access log, src/http/access-log.ts, writes a line per request at `debug`, in
+ * batches). The level can be changed at runtime (SIGHUP reload), and what depends on it follows
+ * (`followLogLevel`).
  */
 
 import { pino, type DestinationStream, type Logger } from 'pino';
@@ -24,6 +26,17 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
 
 export function setLogLevel(logger: Logger, level: LogLevel): void {
   logger.level = level;
+}
+
+/**
+ * Calls `listener` with the logger's level now and after every change of it, so that what
+ * depends on the level (the access log, here and in the HTTP front-end threads) follows a SIGHUP
+ * reload without the reload knowing about it.
+ */
+export function followLogLevel(logger: Logger, listener: (level: LogLevel) => void): void {
+  // Only setLogLevel and createLogger set it, with a LogLevel.
+  listener(logger.level as LogLevel);
+  logger.on('level-change', (level) => listener(level as LogLevel));
 }
 
 /**

@@ -6,6 +6,8 @@
 
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponentialBuckets } from 'prom-client';
 import { packageVersion } from '../config/package-version.js';
+import { registerRequestDurations } from './request-duration-metric.js';
+import { DurationTally } from './request-durations.js';
 import type { ThreadSample } from './thread-cpu.js';
 
 const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
@@ -40,6 +42,8 @@ export interface Metrics {
   readonly registry: Registry;
   /** Counts `n` (default 1) answered requests (kept in a plain map, added to the counter at each scrape). */
   countRequest(route: string, method: string, status: number, n?: number): void;
+  /** Durations of answered requests by route and method (`hedgerow_http_request_duration_seconds`). */
+  readonly requestDurations: DurationTally;
   readonly eventsAccepted: Counter;
   readonly eventsDropped: Counter<'reason'>;
   readonly batchSize: Histogram;
@@ -117,6 +121,8 @@ export function createMetrics(): Metrics {
       }
     },
   });
+  const requestDurations = new DurationTally();
+  registerRequestDurations(registry, requestDurations);
   const eventsAccepted = new Counter({
     name: 'hedgerow_events_accepted_total',
     help: 'Events committed to the event log',
@@ -285,6 +291,7 @@ export function createMetrics(): Metrics {
       if (t !== undefined) t.n += n;
       else byStatus.set(status, { n });
     },
+    requestDurations,
     eventsAccepted,
     eventsDropped,
     batchSize,

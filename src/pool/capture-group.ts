@@ -28,7 +28,10 @@ export function runCaptureGroup(requests: readonly CaptureRequest[], auth: AuthS
     try {
       const p = prepareOne(requests[i] as CaptureRequest, now, stats, auth, maxDecompressedBytes);
       if (p.events.length > 0) accepted.push({ index: i, events: p.events });
-      outcomes[i] = { ok: true, status: p.beacon ? 204 : 200 };
+      outcomes[i] =
+        p.projectId === undefined
+          ? { ok: true, status: p.beacon ? 204 : 200 }
+          : { ok: true, status: p.beacon ? 204 : 200, projectId: p.projectId };
     } catch (err) {
       outcomes[i] = { ok: false, error: serializeError(asCatalogued(err)) };
     }
@@ -76,7 +79,7 @@ function prepareOne(
   stats: IngestStats & { dropped: Record<DropReason, number> },
   auth: AuthStore,
   maxDecompressedBytes: number,
-): { events: StoredEvent[]; beacon: boolean } {
+): { events: StoredEvent[]; beacon: boolean; projectId?: number } {
   const prepared = prepareCapture(req, maxDecompressedBytes);
   stats.dropped.performance_event += prepared.body.filteredPerformanceEvents;
   if (prepared.body.events.length === 0) return { events: [], beacon: prepared.beacon };
@@ -85,7 +88,7 @@ function prepareOne(
   stats.dropped.no_event_name += dropped.no_event_name;
   stats.dropped.no_distinct_id += dropped.no_distinct_id;
   (stats.batchSizes as number[]).push(prepared.body.events.length);
-  return { events, beacon: prepared.beacon };
+  return { events, beacon: prepared.beacon, projectId: project.id };
 }
 
 function asCatalogued(err: unknown): HedgerowError {

@@ -82,8 +82,11 @@ export type PoolTask =
   | GroupsPageTask
   | PingTask;
 
-/** The outcome of one capture request: accepted (with the success status) or a catalogued error. */
-export type CaptureOutcome = { ok: true; status: 200 | 204 } | { ok: false; error: SerializedError };
+/**
+ * The outcome of one capture request: accepted (with the success status, and the project its key
+ * named when it carried events: for the access log) or a catalogued error.
+ */
+export type CaptureOutcome = { ok: true; status: 200 | 204; projectId?: number } | { ok: false; error: SerializedError };
 
 export interface CaptureTaskResult {
   /** Per request; an `ok` outcome holds only once `block` is committed. */

@@ -103,5 +103,7 @@ HEDGEROW_PORT=8000
 HEDGEROW_LOG_LEVEL=info
 #HEDGEROW_SYNC=durable
 #HEDGEROW_SHUTDOWN_TIMEOUT_MS=10000
+# /metrics on an address of its own; the main port then answers it 404.
+#HEDGEROW_METRICS_ADDRESS=127.0.0.1:9464
 `;
 }

@@ -54,7 +54,10 @@ export class HashKeyOverrideStore {
   allPresent(projectId: number, personIds: readonly number[], flagKeys: readonly string[]): boolean {
     for (const personId of personIds) {
       for (const flagKey of flagKeys) {
-        if (this.dbs.hashKeyOverrides.get([projectId, personId, flagKey]) === undefined && !this.pending.has(`${projectId}/${personId}/${flagKey}`)) {
+        if (
+          this.dbs.hashKeyOverrides.get([projectId, personId, flagKey]) === undefined &&
+          !this.pending.has(`${projectId}/${personId}/${flagKey}`)
+        ) {
           return false;
         }
       }

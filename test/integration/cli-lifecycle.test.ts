@@ -20,6 +20,8 @@ describe('--help and --version', () => {
   it.each([
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '--data-dir <value>'],
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '(default: 8000; env HEDGEROW_PORT)'],
+    [['serve', '--help'], 'Usage: hedgerow serve [options]', '(default: none; env HEDGEROW_METRICS_ADDRESS)'],
+    [['serve', '--help'], 'Usage: hedgerow serve [options]', 'debug and trace add an access-log line per answered request'],
     [['admin', '--help'], 'Usage: hedgerow admin [options] [command]', 'projects'],
     [['events', '--help'], 'Usage: hedgerow events [options] [command]', 'export'],
     [['events', 'export', '--help'], 'Usage: hedgerow events export [options]', '--since <time>'],

@@ -110,6 +110,43 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
     expect(await metrics()).toMatch(/^# TYPE hedgerow_thread_cpu_seconds_total counter$/m);
   });
 
+  it("observes each answered request's duration by route and method, the front-end threads' answers included", async () => {
+    const duration = (text: string, route: string, method: string, suffix: 'count' | 'sum') =>
+      sample(text, `hedgerow_http_request_duration_seconds_${suffix}`, { route, method }) ?? 0;
+    const answered = (text: string, route: string, method: string) =>
+      [200, 204, 400, 401, 404, 413].reduce(
+        (n, status) => n + (sample(text, 'hedgerow_http_requests_total', { route, method, status: String(status) }) ?? 0),
+        0,
+      );
+    const before = await metrics();
+    const started = performance.now();
+    // /flags: answered in a front-end thread on uWS, through the pool on node:http.
+    for (let i = 0; i < 3; i++) {
+      const r = await postJson(d, '/flags/?v=2', { token: d.projectKey, distinct_id: uniqueId('duration') });
+      expect(r.status).toBe(200);
+    }
+    expect((await postJson(d, '/e/', { token: d.projectKey, event: 'e', distinct_id: 'duration' })).status).toBe(200);
+    expect((await postJson(d, '/flags/?v=2', { token: 'phc_notaknownkey123', distinct_id: 'x' })).status).toBe(401);
+    const elapsed = (performance.now() - started) / 1000;
+    const text = await metrics();
+    expect(text).toMatch(/^# TYPE hedgerow_http_request_duration_seconds histogram$/m);
+    for (const [route, method, n] of [
+      ['flags', 'POST', 4],
+      ['capture:/e', 'POST', 1],
+    ] as const) {
+      const count = duration(text, route, method, 'count') - duration(before, route, method, 'count');
+      expect({ route, count }).toEqual({ route, count: n });
+      // Every answer counted in the requests total is observed once.
+      expect(duration(text, route, method, 'count')).toBe(answered(text, route, method));
+      const sum = duration(text, route, method, 'sum') - duration(before, route, method, 'sum');
+      expect(sum).toBeGreaterThan(0);
+      expect(sum).toBeLessThan(elapsed);
+      expect(sample(text, 'hedgerow_http_request_duration_seconds_bucket', { route, method, le: '+Inf' })).toBe(
+        duration(text, route, method, 'count'),
+      );
+    }
+  });
+
   it('answers an unknown path with a 404 JSON body', async () => {
     for (const [method, path] of [
       ['GET', '/nope'],

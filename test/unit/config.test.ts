@@ -84,6 +84,7 @@ describe('loadConfig', () => {
       HEDGEROW_CLUSTER_REPLICAS: '5',
       HEDGEROW_CLUSTER_STREAM_MAX_AGE_HOURS: '0.5',
       HEDGEROW_CLUSTER_PUBLISH_TIMEOUT_MS: '250',
+      HEDGEROW_METRICS_ADDRESS: '[::1]:9464',
       HEDGEROW_BOOTSTRAP_PROJECT_API_KEY: PHC,
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: PHX,
       HEDGEROW_SOMETHING_ELSE: 'ignored',
@@ -114,6 +115,7 @@ describe('loadConfig', () => {
       clusterReplicas: 5,
       clusterStreamMaxAgeHours: 0.5,
       clusterPublishTimeoutMs: 250,
+      metricsAddress: '[::1]:9464',
       bootstrap: { projectApiKey: PHC, personalApiKey: PHX },
     });
     expect(SETTINGS.map((s) => s.env).sort()).toEqual(
@@ -173,6 +175,7 @@ describe('loadConfig', () => {
           clusterReplicas: 3,
           clusterStreamMaxAgeHours: 168,
           clusterPublishTimeoutMs: 5000,
+          metricsAddress: '',
           prot: 1,
         }),
       }),
@@ -285,6 +288,35 @@ describe('loadConfig', () => {
   it('reports an unreadable or malformed defaults file', () => {
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile('{ nope') }))[0]).toMatch(/cannot read defaults/);
     expect(problemsOf(() => loadConfig({ env: {}, defaultsPath: defaultsFile([]) }))[0]).toMatch(/must hold a JSON object/);
+  });
+
+  it('takes a metrics address as host:port, or empty for the main port', () => {
+    const address = (value: string) => loadConfig({ env: { HEDGEROW_METRICS_ADDRESS: value } }).metricsAddress;
+    expect(loadConfig({ env: {} }).metricsAddress).toBe('');
+    expect(address('')).toBe(''); // an empty variable is unset
+    for (const ok of ['127.0.0.1:9464', 'localhost:9464', '0.0.0.0:0', '[::1]:65535', '[::]:1', 'metrics.internal:80']) {
+      expect(address(ok)).toBe(ok);
+    }
+    expect(loadConfig({ env: {}, flags: { metricsAddress: '127.0.0.1:9100' } }).metricsAddress).toBe('127.0.0.1:9100');
+    for (const bad of [
+      '9464',
+      ':9464',
+      '127.0.0.1',
+      '127.0.0.1:',
+      '127.0.0.1:65536',
+      '127.0.0.1:08',
+      '::1:9464',
+      'http://h:1',
+      'a b:1',
+      '[::1]',
+    ]) {
+      expect(
+        problemsOf(() => loadConfig({ env: { HEDGEROW_METRICS_ADDRESS: bad } })),
+        bad,
+      ).toEqual([
+        `HEDGEROW_METRICS_ADDRESS=${JSON.stringify(bad)}: must be empty, or host:port with a port between 0 and 65535 (an IPv6 address in brackets: [::1]:9464)`,
+      ]);
+    }
   });
 
   it('reads a log level (and the other choices among names) in any case, as lower case', () => {

@@ -126,9 +126,10 @@ describe('capture group blocks and the per-event limit', () => {
 
   it('one block for the whole group, in request order', () => {
     const result = runCaptureGroup([request(small('a', 2)), request(small('b', 3))], auth(), 1 << 30);
+    // With the project the key named (the first of a new store), for the access log.
     expect(result.outcomes).toEqual([
-      { ok: true, status: 200 },
-      { ok: true, status: 200 },
+      { ok: true, status: 200, projectId: 1 },
+      { ok: true, status: 200, projectId: 1 },
     ]);
     expect(result.stats.accepted).toBe(5);
     expect(decodeBlock(result.block!).map((e) => e.distinct_id)).toEqual(['a', 'a', 'b', 'b', 'b']);
@@ -143,8 +144,8 @@ describe('capture group blocks and the per-event limit', () => {
       auth(),
       1 << 30,
     );
-    expect(result.outcomes[0]).toEqual({ ok: true, status: 200 });
-    expect(result.outcomes[2]).toEqual({ ok: true, status: 200 });
+    expect(result.outcomes[0]).toEqual({ ok: true, status: 200, projectId: 1 });
+    expect(result.outcomes[2]).toEqual({ ok: true, status: 200, projectId: 1 });
     const refused = result.outcomes[1]!;
     expect(refused.ok).toBe(false);
     const detail = refused.ok ? '' : refused.error.detail;

@@ -10,7 +10,7 @@ import type { FlagsOutcome } from '../../src/flag-requests/run-flags-request.js'
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 
 function request(method: string, headers: Record<string, string> = {}, query = ''): HttpRequest {
-  return { method, path: '/flags', query, header: (name) => headers[name] ?? '', ip: '127.0.0.1', body: new Uint8Array(0) };
+  return { method, path: '/flags', query, header: (name) => headers[name] ?? '', ip: '127.0.0.1', body: new Uint8Array(0), receivedAt: 0 };
 }
 
 function side(handsOn: boolean, evaluate: () => FlagsOutcome | Promise<FlagsOutcome> | undefined): FlagsSide & { errors: FlagsEndpoint[] } {
@@ -18,8 +18,8 @@ function side(handsOn: boolean, evaluate: () => FlagsOutcome | Promise<FlagsOutc
   return { handsOn, evaluate, onErrorsAnswered: (endpoint) => errors.push(endpoint), errors };
 }
 
-const OK: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: false };
-const WITH_ERRORS: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: true };
+const OK: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: false, projectId: 1 };
+const WITH_ERRORS: FlagsOutcome = { ok: true, body: '{"flags":{}}', errors: true, projectId: 1 };
 const ORIGIN = { origin: 'https://app.example' };
 
 describe('handleFlags', () => {
@@ -40,6 +40,7 @@ describe('handleFlags', () => {
       status: 200,
       headers: expect.objectContaining({ 'content-type': 'application/json', 'access-control-allow-origin': 'https://app.example' }),
       body: '{"flags":{}}',
+      projectId: 1,
     });
     for (const method of ['GET', 'HEAD', 'OPTIONS', 'PUT']) expect(handleFlags(request(method), 'flags', thread)).toBeUndefined();
     expect(

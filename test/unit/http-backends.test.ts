@@ -59,6 +59,7 @@ function threadsBackend(opts: BackendOptions, threads = 2): ThreadsBackend {
   return createUwsThreadsBackend({
     ...opts,
     threads,
+    logLevel: 'info',
     uwsBinaryPath: loaded.binaryPath,
     threadScript,
     onThreadError: (err) => {
@@ -119,6 +120,7 @@ describe('uWS front-end threads', () => {
     const b = createUwsThreadsBackend({
       ...options(),
       threads: 1,
+      logLevel: 'info',
       uwsBinaryPath: '/nonexistent/uws.node',
       threadScript,
       onThreadError: () => {},

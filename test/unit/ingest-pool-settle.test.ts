@@ -72,8 +72,8 @@ describe('IngestPool settling a group', () => {
 
     broken = false;
     expect(await Promise.all([pool.submit(capture(plain)), pool.submit(capture(large))])).toEqual([
-      { ok: true, status: 200 },
-      { ok: true, status: 200 },
+      { ok: true, status: 200, projectId: 1 },
+      { ok: true, status: 200, projectId: 1 },
     ]);
   });
 });

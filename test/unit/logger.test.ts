@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { createLogger, setLogLevel } from '../../src/observability/logger.js';
+import { createLogger, followLogLevel, setLogLevel } from '../../src/observability/logger.js';
 
 function capture(): { lines: Record<string, unknown>[]; stream: { write(s: string): void } } {
   const lines: Record<string, unknown>[] = [];
@@ -25,6 +25,15 @@ describe('createLogger', () => {
     setLogLevel(log, 'silent');
     log.fatal('hidden too');
     expect(lines.map((l) => l['msg'])).toEqual(['shown']);
+  });
+
+  it('tells followers the level now and after each change', () => {
+    const log = createLogger('info', { write: () => {} });
+    const seen: string[] = [];
+    followLogLevel(log, (level) => seen.push(level));
+    setLogLevel(log, 'debug');
+    setLogLevel(log, 'warn');
+    expect(seen).toEqual(['info', 'debug', 'warn']);
   });
 
   it('defaults to a synchronous stdout', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { DurationTally } from '../../src/observability/request-durations.js';
+import { metricSample as sample } from '../helpers/http.js';
 
 describe('createMetrics', () => {
   it('renders every hedgerow metric and the default process metrics', async () => {
@@ -48,6 +50,32 @@ describe('createMetrics', () => {
     expect(body).toContain('hedgerow_request_body_bytes_count 1');
     expect(body).toContain('hedgerow_pool_queue_depth 12');
     expect(body).toContain('hedgerow_pool_utilization_ratio 0.5');
+  });
+
+  it('renders request durations as a Prometheus histogram, its own and those added from threads', async () => {
+    const m = createMetrics();
+    m.requestDurations.observe('flags', 'POST', 0.0004);
+    m.requestDurations.observe('flags', 'POST', 0.003);
+    const thread = new DurationTally();
+    thread.observe('flags', 'POST', 0.0004);
+    thread.observe('capture:/e', 'POST', 20);
+    m.requestDurations.add(thread.take());
+    const { body } = await m.render();
+    expect(body).toContain('# TYPE hedgerow_http_request_duration_seconds histogram');
+    const flags = { route: 'flags', method: 'POST' };
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...flags, le: '0.00025' })).toBe(0);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...flags, le: '0.0005' })).toBe(2);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...flags, le: '0.0025' })).toBe(2);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...flags, le: '0.005' })).toBe(3);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...flags, le: '+Inf' })).toBe(3);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_count', flags)).toBe(3);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_sum', flags)).toBeCloseTo(0.0038, 10);
+    const capture = { route: 'capture:/e', method: 'POST' };
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...capture, le: '10' })).toBe(0);
+    expect(sample(body, 'hedgerow_http_request_duration_seconds_bucket', { ...capture, le: '+Inf' })).toBe(1);
+    // Cumulative over scrapes, as any Prometheus histogram.
+    m.requestDurations.observe('flags', 'POST', 0.0004);
+    expect(sample((await m.render()).body, 'hedgerow_http_request_duration_seconds_count', flags)).toBe(4);
   });
 
   it('keeps registries separate', async () => {

@@ -4,7 +4,7 @@ import { Router } from '../../src/http/router.js';
 import type { HttpRequest } from '../../src/http/types.js';
 
 function request(method: string, path: string): HttpRequest {
-  return { method, path, query: '', header: () => '', ip: '127.0.0.1', body: new Uint8Array(0) };
+  return { method, path, query: '', header: () => '', ip: '127.0.0.1', body: new Uint8Array(0), receivedAt: 0 };
 }
 
 /** The route name a request reaches, or the catalogued error code it gets. */

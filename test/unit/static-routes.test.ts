@@ -29,6 +29,7 @@ async function get(urlPath: string, headers: Record<string, string> = {}, method
     header: (name) => headers[name] ?? '',
     ip: '127.0.0.1',
     body: new Uint8Array(0),
+    receivedAt: 0,
   };
   try {
     return await router.match(req).run();

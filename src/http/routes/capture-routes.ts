@@ -38,8 +38,9 @@ async function handleCapture(req: HttpRequest, deps: CaptureDeps): Promise<HttpR
   if (!pool) return errorResponse(new HedgerowError('HR_NOT_READY'), cors);
   const outcome = await pool.submit(toCaptureRequest(req));
   if (!outcome.ok) return errorResponse(deserializeError(outcome.error), cors);
-  if (outcome.status === 204) return { status: 204, headers: cors };
-  return json(200, { status: 1 }, cors);
+  const res: HttpResponse = outcome.status === 204 ? { status: 204, headers: cors } : json(200, { status: 1 }, cors);
+  if (outcome.projectId !== undefined) res.projectId = outcome.projectId;
+  return res;
 }
 
 function toCaptureRequest(req: HttpRequest): CaptureRequest {

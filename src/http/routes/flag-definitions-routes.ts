@@ -32,8 +32,8 @@ function serve(http: HttpRequest, params: Params, deps: FlagDefinitionsDeps, wit
   const served = deps.definitions.get(project.id, withCohorts);
   const headers = { etag: served.etag, 'cache-control': 'private, must-revalidate' };
   const ifNoneMatch = http.header('if-none-match');
-  if (ifNoneMatch !== '' && ifNoneMatchMatches(ifNoneMatch, served.etag)) return { status: 304, headers };
-  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: served.body };
+  if (ifNoneMatch !== '' && ifNoneMatchMatches(ifNoneMatch, served.etag)) return { status: 304, headers, projectId: project.id };
+  return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: served.body, projectId: project.id };
 }
 
 /** `?send_cohorts` bare or with a true-ish value (PostHog reads it as a boolean flag). */

@@ -1,6 +1,9 @@
-/** Liveness (`/_health`), readiness (`/_readyz`) and Prometheus metrics (`/metrics`). */
-import type { Metrics } from '../../observability/metrics.js';
+/**
+ * Liveness (`/_health`), readiness (`/_readyz`) and Prometheus metrics (`/metrics`, unless it has
+ * an address of its own: metrics-server.ts; the path is then unknown here, a 404).
+ */
 import type { Unavailability } from '../../store/write-availability.js';
+import type { MetricsText } from '../metrics-server.js';
 import { json } from '../respond.js';
 import type { Router } from '../router.js';
 
@@ -17,11 +20,10 @@ export interface HealthRoutesDeps {
   readiness: () => Readiness;
   /** Set while the store refuses writes: the daemon is up but cannot take events. */
   storeUnavailable?: () => Readonly<Unavailability> | undefined;
-  metrics: Metrics;
   /** Cluster mode: the node's connection to the NATS cluster. */
   cluster?: () => ClusterConnection;
-  /** Runs before each scrape: counts kept elsewhere (HTTP threads) come in. */
-  beforeScrape?: () => Promise<void> | undefined;
+  /** The Prometheus text for `/metrics`; absent when it is served on an address of its own. */
+  scrape?: () => Promise<MetricsText>;
 }
 
 export function addHealthRoutes(router: Router, deps: HealthRoutesDeps): void {
@@ -46,9 +48,10 @@ export function addHealthRoutes(router: Router, deps: HealthRoutesDeps): void {
     }
     return json(status === 'ready' ? 200 : 503, { status });
   });
+  const scrape = deps.scrape;
+  if (scrape === undefined) return;
   router.add(['GET'], '/metrics', 'metrics', async () => {
-    await deps.beforeScrape?.();
-    const { contentType, body } = await deps.metrics.render();
+    const { contentType, body } = await scrape();
     return { status: 200, headers: { 'content-type': contentType }, body };
   });
 }
