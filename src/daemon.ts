@@ -71,6 +71,7 @@ import { createStoreServices } from './store/services.js';
 import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
 import { createClusterMetrics } from './observability/cluster-metrics.js';
 import { StreamEventLog } from './store/stream-event-log.js';
+import type { HashKeyWrite } from './store/hash-key-override-store.js';
 
 export interface DaemonOptions {
   /**
@@ -155,6 +156,9 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   let readiness: Readiness = 'starting';
   /** Cluster mode: management writes go through the stream once the node has joined. */
   let replicate: ((req: HttpRequest) => Promise<HttpResponse>) | undefined;
+  /** Cluster mode: experience-continuity hash keys `/flags` wrote go to the cluster once joined (before, they are kept by the thread that wrote them only). */
+  let replicateHashKeys: ((writes: HashKeyWrite[]) => void) | undefined;
+  const hashKeysWritten = (writes: HashKeyWrite[]): void => replicateHashKeys?.(writes);
   const replicatedWrites = (req: HttpRequest): Promise<HttpResponse> => {
     if (replicate === undefined) return Promise.reject(new HedgerowError('HR_NOT_READY'));
     return replicate(req);
@@ -250,7 +254,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     {
       threads: config.httpThreads,
       logLevel: config.logLevel,
-      local: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, flagsTimeoutMs: config.flagsTimeoutMs },
+      local: {
+        dataDir: config.dataDir,
+        sync: config.sync,
+        maxDecompressedBytes,
+        flagsTimeoutMs: config.flagsTimeoutMs,
+        replicateHashKeys: cluster !== undefined,
+      },
+      onHashKeys: hashKeysWritten,
       onLocalAnswers: (answers) => {
         for (const [route, method, status, n] of answers.counts) metrics.countRequest(route, method, status, n);
         for (const bytes of answers.bodyBytes) metrics.bodyBytes.observe(bytes);
@@ -306,7 +317,13 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   }
 
   const workerPool = new WorkerPool({
-    setup: { dataDir: config.dataDir, sync: config.sync, maxDecompressedBytes, nice: config.workerNice },
+    setup: {
+      dataDir: config.dataDir,
+      sync: config.sync,
+      maxDecompressedBytes,
+      nice: config.workerNice,
+      replicateHashKeys: cluster !== undefined,
+    },
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
@@ -332,7 +349,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
         }
       : {}),
   });
-  const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs);
+  const liveFlagsPool = new FlagsPool(workerPool, config.flagsTimeoutMs, cluster ? hashKeysWritten : undefined);
   metrics.setPoolProbe(() => ({
     queueDepth: livePipeline.capture.queueDepth + liveFlagsPool.queueDepth,
     utilization: workerPool.utilization,
@@ -400,6 +417,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     }).then(
       (joined) => {
         replicate = (req) => joined.replicate(req);
+        replicateHashKeys = (writes) => joined.hashKeys(writes);
         if (joined.bootstrap) reportBootstrap(joined.bootstrap);
         if (readiness === 'starting') announceReady();
       },

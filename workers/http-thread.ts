@@ -157,7 +157,14 @@ const counts = new AnswerCounts();
 
 function openLocal(): LocalRoutes | undefined | Error {
   try {
-    return setup.local ? openLocalRoutes(setup.local, reportBug, (endpoint) => counts.addFlagErrors(endpoint)) : undefined;
+    return setup.local
+      ? openLocalRoutes(
+          setup.local,
+          reportBug,
+          (endpoint) => counts.addFlagErrors(endpoint),
+          (w) => send({ type: 'hash-keys', writes: [w] }),
+        )
+      : undefined;
   } catch (err) {
     return err instanceof Error ? err : new Error(String(err));
   }

@@ -3,6 +3,7 @@
  * groups (src/pool/capture-group.ts), flag evaluations (src/flag-requests/) and the API reads that
  * go through a whole table (src/pool/scan-pool.ts) for the main thread.
  */
+import type { HashKeyWrite } from '../src/store/hash-key-override-store.js';
 import { workerData } from 'node:worker_threads';
 import { flagsRequestDeps } from '../src/flag-requests/flags-deps.js';
 import { runFlagsRequest } from '../src/flag-requests/run-flags-request.js';
@@ -28,7 +29,9 @@ const setup = workerData as WorkerSetup;
 const nice = lowerThreadPriority(setup.nice);
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
 const auth = new AuthStore(dbs);
-const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes);
+/** Cluster mode: the hash keys a flags task's requests wrote, returned with its result. */
+let hashKeys: HashKeyWrite[] = [];
+const flagsDeps = flagsRequestDeps(dbs, auth, setup.maxDecompressedBytes, setup.replicateHashKeys ? (w) => hashKeys.push(w) : undefined);
 const persons = new PersonReader(dbs);
 const groups = new GroupReader(dbs);
 /**
@@ -72,7 +75,10 @@ export default function run(task: PoolTask): PoolTaskResult | Promise<PoolTaskRe
       const now = new Date();
       const outcomes = task.requests.map((r) => runFlagsRequest(r, flagsDeps, now));
       release.afterTask();
-      return { outcomes };
+      if (hashKeys.length === 0) return { outcomes };
+      const written = hashKeys;
+      hashKeys = [];
+      return { outcomes, hashKeys: written };
     }
   }
 }

@@ -4,6 +4,7 @@
  * on the store, with the same answers as the worker pool gives. A body too large to decode here
  * goes to the daemon's thread, as every request of another method does.
  */
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { HttpRequest } from '../http/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
@@ -51,9 +52,10 @@ export class FlagsInThread implements FlagsSide {
     auth: AuthStore,
     private readonly setup: FlagsInThreadSetup,
     readonly onErrorsAnswered: ((endpoint: FlagsEndpoint) => void) | undefined,
+    replicateHashKeys?: (w: HashKeyWrite) => void,
   ) {
     this.decodedCap = Math.min(setup.maxDecompressedBytes, LOCAL_FLAGS_MAX_DECODED_BYTES);
-    this.deps = flagsRequestDeps(dbs, auth, this.decodedCap);
+    this.deps = flagsRequestDeps(dbs, auth, this.decodedCap, replicateHashKeys);
   }
 
   evaluate(req: HttpRequest, endpoint: FlagsEndpoint): FlagsOutcome | undefined {

@@ -6,6 +6,7 @@
  * (flag-definitions-routes.ts), whose 304 answers are most of their traffic. Every other request
  * goes to the daemon's thread.
  */
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { isHedgerowError, HedgerowError } from '../errors.js';
 import { FlagsInThread } from '../flag-requests/flags-in-thread.js';
 import type { FlagsEndpoint } from '../flag-requests/flags-side.js';
@@ -42,10 +43,11 @@ export function openLocalRoutes(
   setup: LocalRoutesSetup,
   onBug: (err: unknown) => void,
   onFlagErrors: (endpoint: FlagsEndpoint) => void,
+  onHashKeys?: (w: HashKeyWrite) => void,
 ): LocalRoutes {
   const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
   const auth = new AuthStore(dbs);
-  const flags = new FlagsInThread(dbs, auth, setup, onFlagErrors);
+  const flags = new FlagsInThread(dbs, auth, setup, onFlagErrors, setup.replicateHashKeys ? onHashKeys : undefined);
   const definitions = new Router();
   addFlagDefinitionsRoutes(definitions, {
     auth,

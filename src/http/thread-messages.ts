@@ -4,6 +4,7 @@
  */
 import type { LogLevel } from '../config/schema.js';
 import type { DurationSeries } from '../observability/request-durations.js';
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { HttpResponse } from './types.js';
 
 /**
@@ -16,6 +17,8 @@ export interface LocalRoutesSetup {
   maxDecompressedBytes: number;
   /** `HEDGEROW_FLAGS_TIMEOUT_MS`: a `/flags` evaluation stops after this long, answering the flags done. */
   flagsTimeoutMs: number;
+  /** Cluster mode: experience-continuity hash keys go to the daemon's thread (`hash-keys`), not into the store. */
+  replicateHashKeys?: boolean;
 }
 
 export interface HttpThreadSetup {
@@ -86,4 +89,6 @@ export type FromThread =
    *  be written (a bad header): answered as a 500. */
   | { type: 'bug'; error: string }
   | { type: 'requests'; requests: ForwardedRequest[] }
+  /** Cluster mode: hash keys `/flags` requests wrote, for the cluster (src/cluster/replicated-writes.ts). */
+  | { type: 'hash-keys'; writes: HashKeyWrite[] }
   | { type: 'closed'; answers: LocalAnswers };

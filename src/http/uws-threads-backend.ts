@@ -6,6 +6,7 @@
  * A `/flags` request then costs no thread hop at all, and socket work is spread over the cores
  * instead of all falling on the daemon's thread.
  */
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
@@ -32,6 +33,8 @@ export interface ThreadsBackendOptions extends BackendOptions {
   local?: LocalRoutesSetup;
   /** Counts of the requests the threads answered themselves (every second, on `collect`, at close). */
   onLocalAnswers?: (answers: LocalAnswers) => void;
+  /** Cluster mode: hash keys the threads' `/flags` requests wrote (`local.replicateHashKeys`). */
+  onHashKeys?: (writes: HashKeyWrite[]) => void;
   /** An unexpected error in a thread: a local route's, or an answer with a bad header (a 500 went out). */
   onThreadBug?: (error: string) => void;
   /** A thread died: the daemon cannot serve its connections any more. */
@@ -159,6 +162,9 @@ class FrontThread {
         return;
       case 'bug':
         this.opts.onThreadBug?.(m.error);
+        return;
+      case 'hash-keys':
+        this.opts.onHashKeys?.(m.writes);
         return;
       case 'answers':
       case 'closed':

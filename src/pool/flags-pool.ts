@@ -7,6 +7,7 @@
  * resolves as a timeout, which the route answers without flags rather than keep the client
  * waiting. Both carry `errorsWhileComputingFlags`.
  */
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { catalogueError, serializeError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
 import type { FlagsTaskResult } from './tasks.js';
@@ -30,6 +31,8 @@ export class FlagsPool {
   constructor(
     private readonly pool: WorkerPool,
     private readonly timeoutMs: number,
+    /** Cluster mode: hash keys the workers' requests wrote (WorkerSetup.replicateHashKeys). */
+    private readonly onHashKeys?: (writes: HashKeyWrite[]) => void,
   ) {}
 
   get queueDepth(): number {
@@ -70,6 +73,7 @@ export class FlagsPool {
     this.pool.run<FlagsTaskResult>({ kind: 'flags', requests: group.map((p) => p.req) }).then(
       (result) => {
         this.release();
+        if (result.hashKeys) this.onHashKeys?.(result.hashKeys);
         group.forEach((p, i) => p.resolve(result.outcomes[i] as FlagsOutcome));
       },
       (err: unknown) => {

@@ -1,4 +1,5 @@
 /** The messages between the main thread and the worker pool (plain, structured-cloneable data). */
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { CursorPage } from '../compat/drf-cursor-pagination.js';
 import type { SerializedError } from '../errors.js';
 import type { FlagsHttpRequest, FlagsOutcome } from '../flag-requests/run-flags-request.js';
@@ -19,6 +20,8 @@ export interface WorkerSetup {
   maxDecompressedBytes: number;
   /** Added to each worker thread's nice value at start (src/util/thread-priority.ts). */
   nice: number;
+  /** Cluster mode: experience-continuity hash keys come back with the flags task's result, not into the store. */
+  replicateHashKeys?: boolean;
 }
 
 interface CaptureTask {
@@ -99,6 +102,8 @@ export interface CaptureTaskResult {
 export interface FlagsTaskResult {
   /** Per request, in order. */
   outcomes: FlagsOutcome[];
+  /** Cluster mode: the hash keys the requests wrote, for the cluster. */
+  hashKeys?: HashKeyWrite[];
 }
 
 /** A worker's answer to `ping`: it has started, opened the store and tried to lower its priority. */

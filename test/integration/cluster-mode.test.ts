@@ -7,6 +7,7 @@
  * - Management writes on either node are applied by both in the stream's order: the same
  *   records everywhere (auth, flags, activity), one success and one 409 for racing PATCHes, and a
  *   change on one node reaches the other's /flags and definitions within 250 ms (p99 of 100).
+ * - Experience-continuity hash keys a `/flags` request writes on one node hold on the other.
  */
 import { PostHog } from 'posthog-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,6 +51,7 @@ async function dumpManaged(dataDir: string): Promise<unknown> {
     activity: all(dbs.activity as unknown as typeof dbs.persons),
     rbac: all(dbs.rbac as unknown as typeof dbs.persons),
     dashboards: all(dbs.dashboards as unknown as typeof dbs.persons),
+    hashKeyOverrides: all(dbs.hashKeyOverrides as unknown as typeof dbs.persons),
     meta: all(dbs.meta as unknown as typeof dbs.persons).filter(([k]) => !/cursor/.test(String(k))),
   };
   await dbs.root.close();
@@ -202,5 +204,45 @@ describe('cluster mode: capture through two nodes', () => {
       `flag change on node a seen on node b: p50 ${took[49]?.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${took[99]?.toFixed(1)} ms`,
     );
     expect(p99).toBeLessThan(250);
+  });
+
+  it('keeps an experience-continuity hash key written on one node on the other too', { timeout: 60_000 }, async () => {
+    const [a, b] = nodes as [DaemonHandle, DaemonHandle];
+    const variants = Array.from({ length: 10 }, (_, i) => ({ key: `v${i}`, rollout_percentage: 10 }));
+    const created = await apiClient(a, a.personalKey).post('/api/projects/1/feature_flags/', {
+      key: 'continuity',
+      ensure_experience_continuity: true,
+      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants } },
+    });
+    expect(created.status).toBe(201);
+    const variantOn = async (d: DaemonHandle, distinctId: string, anon?: string): Promise<string> => {
+      const body = { api_key: d.projectKey, distinct_id: distinctId, ...(anon ? { $anon_distinct_id: anon } : {}) };
+      const r = await send(d, '/flags/?v=2', { body: JSON.stringify(body) });
+      return (r.json as { flags: Record<string, { variant: string }> }).flags.continuity?.variant as string;
+    };
+    // Two persons whose own distinct ids fall in different variants.
+    let pair: [string, string] | undefined;
+    for (let i = 0; pair === undefined; i++) {
+      const [user, anon] = [`continuity-user-${i}`, `continuity-anon-${i}`];
+      if ((await variantOn(b, user)) !== (await variantOn(b, anon))) pair = [user, anon];
+    }
+    const [user, anon] = pair;
+    const ph = new PostHog(a.projectKey, { host: a.baseUrl, flushAt: 10, flushInterval: 0 });
+    ph.capture({ distinctId: user, event: 'seen' });
+    ph.capture({ distinctId: anon, event: 'seen' });
+    await ph.shutdown();
+    for (const d of nodes) await waitForPersons(d, 30_000);
+    const anonVariant = await variantOn(b, anon);
+    // On a, the request carrying the anonymous id buckets the user by it, and writes that down.
+    expect(await variantOn(a, user, anon)).toBe(anonVariant);
+    // On b, without the anonymous id, the user keeps that variant once the write has arrived.
+    const deadline = Date.now() + 5_000;
+    while ((await variantOn(b, user)) !== anonVariant) {
+      if (Date.now() > deadline) throw new Error('the hash key written on node a did not reach node b within 5 s');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    for (const d of nodes) await waitForPersons(d, 30_000);
+    const [ma, mb] = await Promise.all(nodes.map((d) => dumpManaged(d.dataDir)));
+    expect(mb).toEqual(ma);
   });
 });
