@@ -44,6 +44,7 @@ import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
 import { type BootstrapResult, bootstrapIfEmpty, CREDENTIALS_FILE } from './store/bootstrap.js';
 import { joinCluster } from './cluster/join-cluster.js';
+import { clusterAdminRunner } from './cli/cluster-admin-runner.js';
 import {
   type FirstStartKeys,
   forgetGeneratedKeys,
@@ -414,6 +415,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
       dataDir: config.dataDir,
       nodeName: config.nodeName,
       log,
+      runAdmin: clusterAdminRunner(dbs, config),
     }).then(
       (joined) => {
         replicate = (req) => joined.replicate(req);

@@ -3,6 +3,7 @@
  * same the dashboards API answers as `hedgerow_page_url` (auth/signed-link.ts: valid 7 days, no
  * personal API key in it), for opening the page in a browser or sending it to someone.
  */
+import { out } from './admin-actions.js';
 import type { Command } from 'commander';
 import { LINK_TTL_SECONDS, linkSecret, signedDashboardPath } from '../auth/signed-link.js';
 import { DashboardStore } from '../store/dashboard-store.js';
@@ -39,8 +40,8 @@ export function addFlagCommands(admin: Command): void {
       const now = Date.now() / 1000;
       const url = `${base}${signedDashboardPath(linkSecret(dbs), projectId, dashboard.id, now)}`;
       const expiresAt = new Date((Math.floor(now) + LINK_TTL_SECONDS) * 1000).toISOString();
-      if (o.json) process.stdout.write(`${JSON.stringify({ url, dashboard: dashboard.id, expires_at: expiresAt }, null, 2)}\n`);
-      else process.stdout.write(`${url}\n`);
+      if (o.json) out(`${JSON.stringify({ url, dashboard: dashboard.id, expires_at: expiresAt }, null, 2)}\n`);
+      else out(`${url}\n`);
     },
     ['host', 'port'],
     'reads',

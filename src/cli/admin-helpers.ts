@@ -4,29 +4,29 @@
  * with a header row; parse ints.
  */
 import type { Command } from 'commander';
-import type { Config } from '../config/schema.js';
 import { AuthStore } from '../store/auth-store.js';
+import { type AdminRun, type Opts, out, registerAdminAction } from './admin-actions.js';
+import { runThroughCluster } from './cluster-admin.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
 import { fail } from './exit-codes.js';
 import { cliConfig, openDataDir } from './open-data-dir.js';
-
-export type Opts = Record<string, unknown>;
-
-type Run = (auth: AuthStore, opts: Opts, dbs: StoreDatabases, args: string[], config: Readonly<Config>) => void;
 
 /**
  * Adds `--env-file` and the settings' flags (`--data-dir`, and `settings`) to `cmd` and runs `run`
  * with the store open (`args`: the command's positional arguments); an error ends the process
  * (exit 2).
  */
-export function withStore(cmd: Command, run: Run, settings: readonly string[] = [], access: 'reads' | 'writes' = 'writes'): void {
+export function withStore(cmd: Command, run: AdminRun, settings: readonly string[] = [], access: 'reads' | 'writes' = 'writes'): void {
+  const path = commandPath(cmd);
+  if (access === 'writes') registerAdminAction(path, run);
   addCommandConfigFlags(cmd, ['dataDir', ...settings]).action(async (...received: unknown[]) => {
     // Commander passes the positional arguments, then the options, then the command.
     const opts = received[received.length - 2] as Opts;
     const args = received.slice(0, -2).map(String);
     const config = cliConfig(opts);
-    if (config.clusterNats !== '' && access === 'writes') refuseClusterWrite(config.dataDir);
+    // A cluster node's records change through the cluster's stream, on every node alike.
+    if (config.clusterNats !== '' && access === 'writes') await runThroughCluster(config, path, args, opts);
     const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
     try {
       run(new AuthStore(dbs), opts, dbs, args, config);
@@ -38,33 +38,32 @@ export function withStore(cmd: Command, run: Run, settings: readonly string[] = 
   });
 }
 
-/**
- * A cluster node's records change only through the cluster's stream (docs/cluster.md), which the
- * command line does not write to: a change made here would be on this node alone.
- */
-export function refuseClusterWrite(dataDir: string): never {
-  fail(
-    `${dataDir} is a cluster node's data directory (HEDGEROW_CLUSTER_NATS is set): its records change only through the cluster's stream, which \`hedgerow admin\` does not write to yet. Make the change through any node's REST API (docs/cluster.md#managing-a-cluster); listing works here.`,
-  );
+/** `admin users create` for that command. */
+function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 /** `--json`: the value as indented JSON; otherwise `line(x)` for each record. */
+export type { Opts };
+
 export function print<T>(opts: Opts, value: T | T[], line: (x: T) => string): void {
   if (opts.json) {
-    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    out(JSON.stringify(value, null, 2) + '\n');
     return;
   }
-  for (const x of Array.isArray(value) ? value : [value]) process.stdout.write(line(x) + '\n');
+  for (const x of Array.isArray(value) ? value : [value]) out(line(x) + '\n');
 }
 
 /** A list: `--json` as indented JSON; otherwise a header row, then a row per record, tab-separated. */
 export function printTable<T>(opts: Opts, records: T[], columns: readonly (readonly [string, (x: T) => unknown])[]): void {
   if (opts.json) {
-    process.stdout.write(JSON.stringify(records, null, 2) + '\n');
+    out(JSON.stringify(records, null, 2) + '\n');
     return;
   }
   const rows = [columns.map(([header]) => header), ...records.map((r) => columns.map(([, cell]) => String(cell(r))))];
-  process.stdout.write(rows.map((row) => row.join('\t') + '\n').join(''));
+  out(rows.map((row) => row.join('\t') + '\n').join(''));
 }
 
 export function toInt(v: unknown, name: string): number {

@@ -5,6 +5,7 @@
  * (src/store/rbac-store.ts), except that `roles create --level` may choose the role's level (the
  * API always takes the organization's).
  */
+import { out } from './admin-actions.js';
 import type { Command } from 'commander';
 import { ACCESS_LEVEL, accessLevelName, isResource, parseAccessLevel, RESOURCES, type AccessLevel } from '../auth/access-level.js';
 import type { AuthStore, Organization, User } from '../store/auth-store.js';
@@ -69,7 +70,7 @@ export function addRbacCommands(admin: Command): void {
     (c, o) => {
       const role = roleRef(c, String(o.role));
       c.rbac.deleteRole(c.org.id, role.id);
-      process.stdout.write(`deleted role ${role.id} "${role.name}"\n`);
+      out(`deleted role ${role.id} "${role.name}"\n`);
     },
   );
   withRbac(
@@ -96,7 +97,7 @@ export function addRbacCommands(admin: Command): void {
       const role = roleRef(c, String(o.role));
       const user = userRef(c, String(o.user));
       if (!c.rbac.removeMember(role.id, user.id)) fail(`${user.email} is not in role "${role.name}"`);
-      process.stdout.write(`removed ${user.email} from role "${role.name}"\n`);
+      out(`removed ${user.email} from role "${role.name}"\n`);
     },
   );
   withRbac(
@@ -159,7 +160,7 @@ export function addRbacCommands(admin: Command): void {
       const row = isResource(resource) ? c.rbac.resourceAccessFor(c.org.id, resource) : undefined;
       if (!row) fail(`no resource access row for "${resource}"`);
       c.rbac.deleteResourceAccess(c.org.id, row.id);
-      process.stdout.write(`${resource}: access level ${levelText(ACCESS_LEVEL.CAN_ALWAYS_EDIT)} (default)\n`);
+      out(`${resource}: access level ${levelText(ACCESS_LEVEL.CAN_ALWAYS_EDIT)} (default)\n`);
     },
   );
 }

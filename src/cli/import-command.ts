@@ -21,7 +21,7 @@ import { addGroupType, GroupReader } from '../store/group-store.js';
 import { ImportOrigins } from '../store/import-origins.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
-import { refuseClusterWrite, type Opts, toInt } from './admin-helpers.js';
+import { type Opts, toInt } from './admin-helpers.js';
 import { fail } from './exit-codes.js';
 import { cliConfig, openDataDir } from './open-data-dir.js';
 
@@ -45,7 +45,12 @@ export function addImportCommands(admin: Command): void {
     .option('--json', 'print the report as JSON');
   addCommandConfigFlags(posthog, ['dataDir', 'maxPropertyValues']).action(async (opts: Opts) => {
     const config = cliConfig(opts);
-    if (config.clusterNats !== '') refuseClusterWrite(config.dataDir);
+    if (config.clusterNats !== '') {
+      // The import's writes are not a command of the cluster's stream yet: made here, they would be on this node alone.
+      fail(
+        `${config.dataDir} is a cluster node's data directory (HEDGEROW_CLUSTER_NATS is set): an import would change this node alone. Import into a single-box Hedgerow, or make the changes through any node's REST API (docs/cluster.md#managing-a-cluster)`,
+      );
+    }
     const defs = await readInput(opts);
     const dbs = openDataDir(config);
     let report: ImportReport;

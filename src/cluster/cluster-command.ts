@@ -5,7 +5,8 @@
  * (util/write-context.ts). A bearer personal API key travels as its SHA-256, which is what the
  * store keeps; a key sent in the body or the query string travels as sent. Also the first
  * start's defaults (`bootstrap`), which every node applies once, the first such command winning,
- * and the experience-continuity hash keys `/flags` requests wrote (`hash_keys`).
+ * the experience-continuity hash keys `/flags` requests wrote (`hash_keys`), and `hedgerow admin`
+ * actions (`admin`).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Packr } from 'msgpackr';
@@ -47,9 +48,20 @@ export interface HashKeysCommand extends CommandBase {
   readonly writes: readonly HashKeyWrite[];
 }
 
-export type ClusterCommand = HttpCommand | BootstrapCommand | HashKeysCommand;
+/** An `hedgerow admin` action that changes records (cli/admin-actions.ts), as the operator typed it. */
+export interface AdminCommand extends CommandBase {
+  readonly kind: 'admin';
+  /** The command's path: `admin users create`. */
+  readonly path: string;
+  readonly args: readonly string[];
+  /** Its options, the configuration's left out (each node applies it to its own store). */
+  readonly opts: Readonly<Record<string, unknown>>;
+}
+
+export type ClusterCommand = HttpCommand | BootstrapCommand | HashKeysCommand | AdminCommand;
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
+const KINDS: readonly ClusterCommand['kind'][] = ['http', 'bootstrap', 'hash_keys', 'admin'];
 
 function base(node: string): CommandBase {
   return { v: 1, id: randomUUID(), node, nowMs: Date.now(), seed: randomBytes(32) };
@@ -74,6 +86,10 @@ export function hashKeysCommand(writes: readonly HashKeyWrite[], node: string): 
   return { ...base(node), kind: 'hash_keys', writes };
 }
 
+export function adminCommand(path: string, args: readonly string[], opts: Readonly<Record<string, unknown>>, node: string): AdminCommand {
+  return { ...base(node), kind: 'admin', path, args: [...args], opts: { ...opts } };
+}
+
 export function encodeCommand(c: ClusterCommand): Uint8Array {
   return packr.pack(c);
 }
@@ -81,7 +97,7 @@ export function encodeCommand(c: ClusterCommand): Uint8Array {
 /** The command a message holds; throws for one this release cannot read. */
 export function decodeCommand(data: Uint8Array): ClusterCommand {
   const c = packr.unpack(data) as Partial<ClusterCommand> | undefined;
-  if (c?.v !== 1 || (c.kind !== 'http' && c.kind !== 'bootstrap' && c.kind !== 'hash_keys') || typeof c.id !== 'string') {
+  if (c?.v !== 1 || !KINDS.includes(c.kind as ClusterCommand['kind']) || typeof c.id !== 'string') {
     throw new Error('not a command this release can apply');
   }
   return { ...c, seed: new Uint8Array(c.seed as Uint8Array) } as ClusterCommand;

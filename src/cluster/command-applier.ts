@@ -15,6 +15,7 @@ import type { HttpResponse } from '../http/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { createDefaultsIfEmpty, type Defaults } from '../store/bootstrap.js';
 import type { StoreDatabases } from '../store/open-store.js';
+import { putAdminOutcomeSync, type StoredAdminOutcome } from '../store/admin-outcomes.js';
 import { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import { isTransientStoreError } from '../store/store-errors.js';
 import type { StreamEventLog } from '../store/stream-event-log.js';
@@ -26,7 +27,8 @@ import { type ClusterCommand, commandRequest, decodeCommand } from './cluster-co
 export type Applied =
   | { kind: 'http'; response: HttpResponse }
   | { kind: 'bootstrap'; created: Defaults | undefined }
-  | { kind: 'hash_keys' };
+  | { kind: 'hash_keys' }
+  | { kind: 'admin'; outcome: StoredAdminOutcome };
 
 export interface CommandApplierDeps {
   readonly dbs: StoreDatabases;
@@ -36,6 +38,8 @@ export interface CommandApplierDeps {
   /** Resolves once the person processor has applied every block of the node's event log. */
   readonly processorCaughtUp: () => Promise<void>;
   readonly onApplied: (kind: ClusterCommand['kind']) => void;
+  /** Runs an `hedgerow admin` action against this node's store (cli/cluster-admin-runner.ts). */
+  readonly runAdmin: (path: string, args: string[], opts: Record<string, unknown>) => StoredAdminOutcome;
   readonly log: Logger;
 }
 
@@ -106,7 +110,9 @@ export class CommandApplier {
       }
     }
     // Written already when the command wrote anything; written alone (the same value) otherwise.
-    streamLog.commitCursor(cursor);
+    // An admin action's output is kept for the command line that published it (and for no one else).
+    const outcome = applied.kind === 'admin' ? applied.outcome : undefined;
+    streamLog.commitCursor(cursor, outcome ? () => putAdminOutcomeSync(this.deps.dbs, seq, outcome) : undefined);
     this.deps.onApplied(command.kind);
     const waiter = this.waiting.get(command.id);
     this.waiting.delete(command.id);
@@ -114,6 +120,9 @@ export class CommandApplier {
   }
 
   private async execute(c: ClusterCommand): Promise<Applied> {
+    if (c.kind === 'admin') {
+      return { kind: 'admin', outcome: this.deps.runAdmin(c.path, [...c.args], { ...c.opts }) };
+    }
     if (c.kind === 'hash_keys') {
       for (const w of c.writes) this.hashKeys.insertMissing(w.projectId, w.personIds, w.flagKeys, w.hashKey);
       return { kind: 'hash_keys' };

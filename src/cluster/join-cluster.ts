@@ -14,7 +14,7 @@ import type { BootstrapResult } from '../store/bootstrap.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import type { ClusterNode } from './cluster-node.js';
-import { CommandApplier } from './command-applier.js';
+import { CommandApplier, type CommandApplierDeps } from './command-applier.js';
 import { ReplicatedWrites } from './replicated-writes.js';
 
 export interface JoinClusterDeps {
@@ -27,6 +27,8 @@ export interface JoinClusterDeps {
   readonly dataDir: string;
   readonly nodeName: string;
   readonly log: Logger;
+  /** Runs an `hedgerow admin` action the stream carries against this node's store. */
+  readonly runAdmin: CommandApplierDeps['runAdmin'];
 }
 
 export interface Joined {
@@ -49,6 +51,7 @@ export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
     auth,
     processorCaughtUp: () => processorCaughtUp(pipeline, dbs, log),
     onApplied: (kind) => cluster.metrics.commandsApplied.inc({ kind }),
+    runAdmin: deps.runAdmin,
     log,
   });
   await cluster.start({

@@ -24,6 +24,11 @@ export interface StreamBlock {
   readonly block: Uint8Array;
 }
 
+/** The last stream message a node's store holds (0: none), for a reader of the store. */
+export function streamPosition(dbs: StoreDatabases): number {
+  return (dbs.meta.get(STREAM_CURSOR_KEY) as StreamCursor | undefined)?.seq ?? 0;
+}
+
 export class StreamEventLog {
   private committed: StreamCursor;
   /** The cursor after the blocks placed but not yet committed. */
@@ -66,9 +71,15 @@ export class StreamEventLog {
     this.dbs.meta.putSync(STREAM_CURSOR_KEY, cursor);
   }
 
-  /** Writes `cursor` in a transaction of its own (a command that wrote nothing else), and takes it as committed. */
-  commitCursor(cursor: StreamCursor): void {
-    this.dbs.root.transactionSync(() => this.writeCursorSync(cursor));
+  /**
+   * Writes `cursor` (with `also`'s writes) in a transaction of its own, and takes it as committed:
+   * after a command that wrote nothing else, or again (the same value) after one that did.
+   */
+  commitCursor(cursor: StreamCursor, also?: () => void): void {
+    this.dbs.root.transactionSync(() => {
+      this.writeCursorSync(cursor);
+      also?.();
+    });
     this.committed = cursor;
     this.placed = cursor;
   }

@@ -3,8 +3,8 @@
  * - The first node, with no keys configured, makes the cluster's defaults and writes its
  *   credentials file; a node started later with an empty data directory catches up from the
  *   stream, makes nothing of its own, and ends with the same records, events and persons.
- * - `hedgerow admin` lists a node's records, and refuses to change them (exit 2): a change made
- *   there would be on that node alone.
+ * - `hedgerow admin` on one node's data directory changes the records of every node, printing
+ *   what a single box prints (a generated key works on every node).
  * - Once the stream no longer reaches back to a new node's (empty) start, the node refuses to run
  *   (exit 2) and says how to start it from a backup; started from a running node's backup, it
  *   catches up from the backup's place in the stream and ends identical to that node.
@@ -100,13 +100,35 @@ describe('cluster mode: joining', () => {
     await second.stop();
   });
 
-  it('lists with `hedgerow admin` on a node, and refuses changes there', async () => {
+  it('applies `hedgerow admin` changes made on one node on every node, answering as on a single box', { timeout: 60_000 }, async () => {
     const env = { HEDGEROW_CLUSTER_NATS: nats.servers };
-    const list = await runCli(['admin', 'users', 'list', '--data-dir', first.dataDir], { env });
-    expect([list.code, list.stdout]).toEqual([0, expect.stringContaining('admin@hedgerow.local')]);
-    const create = await runCli(['admin', 'users', 'create', '--email', 'late@example.com', '--data-dir', first.dataDir], { env });
-    expect(create.code).toBe(2);
-    expect(create.stderr).toMatch(/cluster node's data directory .* through any node's REST API/);
+    const second = await node('second-again');
+    const admin = (args: string[], on: DaemonHandle) => runCli(['admin', ...args, '--data-dir', on.dataDir], { env, timeoutMs: 40_000 });
+    const created = await admin(['users', 'create', '--email', 'late@example.com'], first);
+    expect([created.code, created.stderr, created.stdout]).toEqual([
+      0,
+      '',
+      expect.stringMatching(/^created user \d+ <late@example.com>\n$/),
+    ]);
+    // Refused on every node alike, with the single box's message and code.
+    const again = await admin(['users', 'create', '--email', 'late@example.com'], second);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^hedgerow: .*late@example.com/);
+    // A key made through the other node works on both (the same secret on each).
+    const key = await admin(['keys', 'create', '--user', 'late@example.com', '--full-access', '--json'], second);
+    expect(key.code).toBe(0);
+    const secret = (JSON.parse(key.stdout) as { key: string }).key;
+    await waitForPersons(first, 30_000); // the first node has applied the stream so far
+    for (const d of [first, second]) {
+      expect((await apiClient(d, secret).get('/api/projects/1/feature_flags/')).status).toBe(200);
+      const list = await admin(['users', 'list'], d);
+      expect([list.code, list.stdout]).toEqual([0, expect.stringContaining('late@example.com')]);
+    }
+    await second.stop();
+    const imported = await runCli(['admin', 'import', 'posthog', '--file', '/dev/null', '--project', '1', '--data-dir', first.dataDir], {
+      env,
+    });
+    expect([imported.code, imported.stderr]).toEqual([2, expect.stringMatching(/cluster node's data directory/)]);
   });
 
   it('refuses to start where the stream no longer reaches back, and starts from a backup of a running node', {
