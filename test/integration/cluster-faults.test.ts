@@ -1,7 +1,7 @@
 /**
  * Cluster mode under faults (three real `nats-server` processes on loopback, two Hedgerow nodes):
- * - Under capture load on both nodes, the stream leader's server is killed with SIGKILL and
- *   started again, then one node is; every acknowledged event is on both nodes exactly once, the
+ * - Under capture load on both nodes, the stream leader's server is killed with SIGKILL and, once
+ *   a new leader acknowledges again, started again; then one node is killed and started again; every acknowledged event is on both nodes exactly once, the
  *   persons are identical, and the only answers other than 200 were 503s.
  * - With every server down, capture answers 503 `not_ready` and /_readyz 503 at once; /flags goes
  *   on from the node's own store; once the servers are back, capture is acknowledged again.
@@ -90,20 +90,28 @@ describe('cluster mode: faults', () => {
         }
       }
     };
-    const lanes = [lane(0), lane(0), lane(1), lane(1)];
-    await sleep(1_500);
+    /** Resolves once both nodes have acknowledged requests again since the call. */
+    const acknowledgedAgain = async (): Promise<void> => {
+      const before = statuses.get(200) ?? 0;
+      const deadline = Date.now() + 30_000;
+      while ((statuses.get(200) ?? 0) < before + 4) {
+        if (Date.now() > deadline) throw new Error('no acknowledgement for 30 s');
+        await sleep(100);
+      }
+    };
+    const lanes = [lane(0), lane(1)];
+    await sleep(1_000);
     const leader = await nats.streamLeader('HEDGEROW');
     expect(leader).toBeDefined();
     const i = nats.indexOf(leader as string);
     await nats.kill(i, 'SIGKILL');
-    await sleep(8_000);
+    await sleep(1_000);
+    await acknowledgedAgain(); // a new leader was elected
     await nats.start(i);
-    await sleep(1_500);
     const b = nodes[1] as DaemonHandle;
     await b.kill();
-    await sleep(500);
     nodes[1] = await restartDaemon(b);
-    await sleep(2_000);
+    await acknowledgedAgain();
     stop = true;
     await Promise.all(lanes);
 
