@@ -23,8 +23,10 @@ export interface AdminOutcome {
 
 const actions = new Map<string, AdminRun>();
 
-/** Where output goes while an action runs for the cluster (undefined: the process's stdout). */
+/** Where output goes while an action runs captured (undefined: the process's stdout). */
 let captured: string[] | undefined;
+/** The exit code a captured action asked for without failing (`setExitCode`). */
+let capturedCode: 0 | ExitCode = 0;
 
 export function registerAdminAction(path: string, run: AdminRun): void {
   actions.set(path, run);
@@ -36,6 +38,12 @@ export function out(text: string): void {
   else process.stdout.write(text);
 }
 
+/** How an action that did its work ends (1: it skipped something); the process's exit code when not captured. */
+export function setExitCode(code: 0 | ExitCode): void {
+  if (captured) capturedCode = code;
+  else process.exitCode = code;
+}
+
 /** Runs the action at `path` against `dbs`, its output and ending captured. */
 export function runAdminAction(path: string, args: string[], opts: Opts, dbs: StoreDatabases, config: Readonly<Config>): AdminOutcome {
   const run = actions.get(path);
@@ -43,9 +51,10 @@ export function runAdminAction(path: string, args: string[], opts: Opts, dbs: St
     return { code: EXIT_REFUSED, stdout: '', stderr: `hedgerow: this node cannot run \`hedgerow ${path}\` (another release?)\n` };
   const printed: string[] = [];
   captured = printed;
+  capturedCode = 0;
   try {
     failThrows(() => run(new AuthStore(dbs), opts, dbs, args, config));
-    return { code: 0, stdout: printed.join(''), stderr: '' };
+    return { code: capturedCode, stdout: printed.join(''), stderr: '' };
   } catch (err) {
     if (err instanceof CommandRefusal) return { code: err.code, stdout: printed.join(''), stderr: `hedgerow: ${err.message}\n` };
     // As withStore ends a command whose action threw.

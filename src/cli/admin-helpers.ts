@@ -6,7 +6,6 @@
 import type { Command } from 'commander';
 import { AuthStore } from '../store/auth-store.js';
 import { type AdminRun, type Opts, out, registerAdminAction } from './admin-actions.js';
-import { runThroughCluster } from './cluster-admin.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
 import { fail } from './exit-codes.js';
@@ -26,7 +25,11 @@ export function withStore(cmd: Command, run: AdminRun, settings: readonly string
     const args = received.slice(0, -2).map(String);
     const config = cliConfig(opts);
     // A cluster node's records change through the cluster's stream, on every node alike.
-    if (config.clusterNats !== '' && access === 'writes') await runThroughCluster(config, path, args, opts);
+    if (config.clusterNats !== '' && access === 'writes') {
+      // Loaded only here: the NATS client is no part of a single box's commands (~0.1 s each).
+      const { runThroughCluster } = await import('./cluster-admin.js');
+      await runThroughCluster(config, path, args, opts);
+    }
     const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
     try {
       run(new AuthStore(dbs), opts, dbs, args, config);

@@ -19,6 +19,9 @@ import { openDataDir } from './open-data-dir.js';
 /** How long the command waits for the node on its data directory to apply it. */
 const APPLY_TIMEOUT_MS = 30_000;
 
+/** How long after the node's cursor passed the command its output may still be on its way (written in the next transaction). */
+const OUTPUT_GRACE_MS = 2_000;
+
 /** The options that configure the command rather than the action: each node has its own. */
 const CONFIG_OPTIONS = new Set(['envFile', ...SETTINGS.map((s) => s.flagKey)]);
 
@@ -52,14 +55,19 @@ export async function runThroughCluster(
   const dbs = openDataDir(config, { readOnly: true });
   try {
     const deadline = Date.now() + APPLY_TIMEOUT_MS;
+    /** When the node's cursor was first seen past the command: its output is written just after. */
+    let appliedAt: number | undefined;
     for (;;) {
       dbs.root.resetReadTxn();
-      if (streamPosition(dbs) >= seq) {
-        const outcome = readAdminOutcome(dbs, seq);
-        if (outcome === undefined) fail(`the change was applied (stream message ${seq}), but its output was not kept`, EXIT_FAILED);
+      const outcome = readAdminOutcome(dbs, seq);
+      if (outcome !== undefined) {
         process.stdout.write(outcome.stdout);
         process.stderr.write(outcome.stderr);
         process.exit(outcome.code);
+      }
+      if (appliedAt === undefined && streamPosition(dbs) >= seq) appliedAt = Date.now();
+      if (appliedAt !== undefined && Date.now() - appliedAt > OUTPUT_GRACE_MS) {
+        fail(`the change was applied (stream message ${seq}), but its output was not kept`, EXIT_FAILED);
       }
       if (Date.now() > deadline) {
         fail(

@@ -6,6 +6,7 @@
  * Exit 0 when everything went in, 1 when some records were skipped (each is reported), 2 when the
  * input is refused (nothing is changed).
  */
+import { type AdminOutcome, out, registerAdminAction, runAdminAction, setExitCode } from './admin-actions.js';
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { FlagWriter } from '../flags/flag-writer.js';
@@ -43,30 +44,40 @@ export function addImportCommands(admin: Command): void {
     .option('--user <email-or-id>', "who the flags' activity log names (default: the organization's first owner or admin)")
     .option('--dry-run', 'print what would change, and change nothing')
     .option('--json', 'print the report as JSON');
+  // The import's writes, from what was read: also what every node of a cluster runs (admin-actions.ts).
+  registerAdminAction(IMPORT_PATH, (_auth, opts, dbs, _args, config) => {
+    const report = runImport(dbs, readPostHogDefinitions(String(opts[DEFINITIONS])), opts, config.maxPropertyValues);
+    printReport(report, opts);
+    setExitCode([...report.flags, ...report.cohorts, ...report.groupTypes].some((r) => r.outcome === 'skipped') ? 1 : 0);
+  });
   addCommandConfigFlags(posthog, ['dataDir', 'maxPropertyValues']).action(async (opts: Opts) => {
     const config = cliConfig(opts);
-    if (config.clusterNats !== '') {
-      // The import's writes are not a command of the cluster's stream yet: made here, they would be on this node alone.
-      fail(
-        `${config.dataDir} is a cluster node's data directory (HEDGEROW_CLUSTER_NATS is set): an import would change this node alone. Import into a single-box Hedgerow, or make the changes through any node's REST API (docs/cluster.md#managing-a-cluster)`,
-      );
-    }
     const defs = await readInput(opts);
+    // On a cluster node, every node imports the definitions read here (the PostHog key stays here).
+    const { file: _file, from: _from, personalApiKey: _key, ...carried } = opts;
+    if (config.clusterNats !== '') {
+      const { runThroughCluster } = await import('./cluster-admin.js');
+      await runThroughCluster(config, IMPORT_PATH, [], { ...carried, [DEFINITIONS]: defs });
+    }
     const dbs = openDataDir(config);
-    let report: ImportReport;
+    let outcome: AdminOutcome;
     try {
-      report = runImport(dbs, defs, opts);
-    } catch (err) {
-      fail(err instanceof Error ? err.message : String(err));
+      outcome = runAdminAction(IMPORT_PATH, [], { ...opts, [DEFINITIONS]: defs }, dbs, config);
     } finally {
       await dbs.root.close();
     }
-    printReport(report, opts);
-    process.exitCode = [...report.flags, ...report.cohorts, ...report.groupTypes].some((r) => r.outcome === 'skipped') ? 1 : 0;
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    process.exitCode = outcome.code;
   });
 }
 
-async function readInput(opts: Opts): Promise<PostHogDefinitions> {
+const IMPORT_PATH = 'admin import posthog';
+/** The option that carries PostHog's answer as read (its text: checked here, parsed by the action), to the action. */
+const DEFINITIONS = 'posthogDefinitions';
+
+/** PostHog's answer, as text, once it is known to read as one. */
+async function readInput(opts: Opts): Promise<string> {
   if ((opts.file === undefined) === (opts.from === undefined)) fail('give one of --file or --from');
   let text: string;
   if (opts.file !== undefined) {
@@ -94,7 +105,8 @@ async function readInput(opts: Opts): Promise<PostHogDefinitions> {
     }
   }
   try {
-    return readPostHogDefinitions(text);
+    readPostHogDefinitions(text);
+    return text;
   } catch (err) {
     if (err instanceof NotPostHogDefinitions) fail(`not a PostHog local evaluation answer, nothing imported: ${err.message}`);
     throw err;
@@ -105,7 +117,7 @@ function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
 }
 
-function runImport(dbs: StoreDatabases, defs: PostHogDefinitions, opts: Opts): ImportReport {
+function runImport(dbs: StoreDatabases, defs: PostHogDefinitions, opts: Opts, maxPropertyValues: number): ImportReport {
   const auth = new AuthStore(dbs);
   const project = auth.project(toInt(opts.project, '--project')) ?? fail(`project ${String(opts.project)} does not exist`);
   const actor = importingUser(auth, project, opts.user as string | undefined);
@@ -113,7 +125,6 @@ function runImport(dbs: StoreDatabases, defs: PostHogDefinitions, opts: Opts): I
   const flags = new FlagStore(dbs, new ActivityLog(dbs), dashboards);
   const cohorts = new CohortStore(dbs);
   // The limit the daemon's API applies to list-valued filters, from the same settings.
-  const { maxPropertyValues } = cliConfig(opts);
   const writer = new FlagWriter({
     flags,
     cohort: (projectId, id) => cohorts.get(projectId, id),
@@ -156,7 +167,7 @@ function importingUser(auth: AuthStore, project: Project, ref: string | undefine
 
 function printReport(report: ImportReport, opts: Opts): void {
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    out(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   const lines: string[] = [];
@@ -181,5 +192,5 @@ function printReport(report: ImportReport, opts: Opts): void {
   lines.push(
     `${report.dryRun ? 'dry run, nothing changed: ' : ''}flags ${tally(report.flags)}; cohorts ${tally(report.cohorts)}; group types ${tally(report.groupTypes)}`,
   );
-  process.stdout.write(`${lines.join('\n')}\n`);
+  out(`${lines.join('\n')}\n`);
 }

@@ -4,7 +4,7 @@
  *   credentials file; a node started later with an empty data directory catches up from the
  *   stream, makes nothing of its own, and ends with the same records, events and persons.
  * - `hedgerow admin` on one node's data directory changes the records of every node, printing
- *   what a single box prints (a generated key works on every node).
+ *   what a single box prints (a generated key works on every node); so does a PostHog import.
  * - Once the stream no longer reaches back to a new node's (empty) start, the node refuses to run
  *   (exit 2) and says how to start it from a backup; started from a running node's backup, it
  *   catches up from the backup's place in the stream and ends identical to that node.
@@ -16,7 +16,7 @@ import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open-store.js';
 import { apiClient } from '../helpers/api.js';
-import { cleanupDaemons, makeTempDir, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
+import { cleanupDaemons, makeTempDir, REPO_ROOT, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { gzip, listAllEvents, send, waitForPersons } from '../helpers/http.js';
 import { startNatsCluster, stopNatsClusters, type NatsCluster } from '../helpers/nats-cluster.js';
 
@@ -116,7 +116,7 @@ describe('cluster mode: joining', () => {
     expect(again.stderr).toMatch(/^hedgerow: .*late@example.com/);
     // A key made through the other node works on both (the same secret on each).
     const key = await admin(['keys', 'create', '--user', 'late@example.com', '--full-access', '--json'], second);
-    expect(key.code).toBe(0);
+    expect([key.code, key.stderr]).toEqual([0, '']);
     const secret = (JSON.parse(key.stdout) as { key: string }).key;
     await waitForPersons(first, 30_000); // the first node has applied the stream so far
     for (const d of [first, second]) {
@@ -124,11 +124,19 @@ describe('cluster mode: joining', () => {
       const list = await admin(['users', 'list'], d);
       expect([list.code, list.stdout]).toEqual([0, expect.stringContaining('late@example.com')]);
     }
+    // A PostHog import read on one node is made on both.
+    const fixture = path.join(REPO_ROOT, 'test/fixtures/posthog-local-evaluation.json');
+    const imported = await admin(['import', 'posthog', '--file', fixture, '--project', '1'], first);
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    expect(imported.stdout.trimEnd().split('\n').at(-1)).toMatch(/^flags 15 created, 0 updated, 0 unchanged, 0 skipped; cohorts 2 created/);
+    await waitForPersons(second, 30_000);
+    const counts = await Promise.all(
+      [first, second].map(
+        async (d) => ((await apiClient(d, secret).get('/api/projects/1/feature_flags/')).json as { count: number }).count,
+      ),
+    );
+    expect(counts).toEqual([16, 16]);
     await second.stop();
-    const imported = await runCli(['admin', 'import', 'posthog', '--file', '/dev/null', '--project', '1', '--data-dir', first.dataDir], {
-      env,
-    });
-    expect([imported.code, imported.stderr]).toEqual([2, expect.stringMatching(/cluster node's data directory/)]);
   });
 
   it('refuses to start where the stream no longer reaches back, and starts from a backup of a running node', {
