@@ -61,7 +61,7 @@ import { addFlagEvaluationViewRoutes } from './management-api/flag-evaluation-vi
 import { addFlagUsageDashboardRoutes } from './management-api/flag-usage-dashboard-api.js';
 import { addDashboardsApiRoutes } from './management-api/dashboards-api.js';
 import { addFlagBlastRadiusRoutes } from './management-api/flag-blast-radius-api.js';
-import { linkSecret } from './auth/signed-link.js';
+import { linkSecret, storedLinkSecret } from './auth/signed-link.js';
 import { watchStoreWrites } from './store/watch-store-writes.js';
 import { formatListenAddress, parseListenAddress } from './config/listen-address.js';
 import { AccessLog } from './http/access-log.js';
@@ -71,7 +71,7 @@ import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
 import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
 import { createClusterMetrics } from './observability/cluster-metrics.js';
-import { StreamEventLog } from './store/stream-event-log.js';
+import { StreamEventLog, streamPosition } from './store/stream-event-log.js';
 import type { HashKeyWrite } from './store/hash-key-override-store.js';
 
 export interface DaemonOptions {
@@ -117,6 +117,12 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   };
   // In cluster mode the defaults are made once for the cluster, as a command (cluster/join-cluster.ts).
   const boot = config.clusterNats === '' ? bootstrapIfEmpty(auth, config.dataDir, config.bootstrap) : undefined;
+  if (config.clusterNats === '' && streamPosition(dbs) > 0) {
+    log.warn(
+      { data_dir: config.dataDir, stream_position: streamPosition(dbs) },
+      "this data directory was a cluster node's (HEDGEROW_CLUSTER_NATS is not set): from now on its records change here alone",
+    );
+  }
   const credentialsFile = path.join(config.dataDir, CREDENTIALS_FILE);
   if (boot) reportBootstrap(boot);
   else if (existsSync(credentialsFile)) {
@@ -220,7 +226,8 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     auth,
     dashboards,
     rollups: services.rollups,
-    linkSecret: () => linkSecret(dbs),
+    // A cluster node never makes its own: it comes with the cluster's first start (a command).
+    linkSecret: cluster === undefined ? () => linkSecret(dbs) : () => clusterLinkSecret(dbs),
     freshReads: () => dbs.root.resetReadTxn(),
   });
   addFeatureFlagsApiRoutes(router, {
@@ -405,18 +412,23 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   else {
     // Reads and /flags are served from the node's own store meanwhile; /_readyz answers 503
     // until the cluster is reached and this node's tail is running.
-    joinCluster({
-      cluster,
-      pipeline: livePipeline,
-      dbs,
-      router,
-      auth,
-      bootstrap: config.bootstrap,
-      dataDir: config.dataDir,
-      nodeName: config.nodeName,
-      log,
-      runAdmin: clusterAdminRunner(dbs, config),
-    }).then(
+    joinCluster(
+      {
+        cluster,
+        pipeline: livePipeline,
+        dbs,
+        router,
+        auth,
+        bootstrap: config.bootstrap,
+        dataDir: config.dataDir,
+        nodeName: config.nodeName,
+        log,
+        runAdmin: clusterAdminRunner(dbs, config),
+      },
+      (err) => {
+        if (readiness !== 'stopping') fatalError(err);
+      },
+    ).then(
       (joined) => {
         replicate = (req) => joined.replicate(req);
         replicateHashKeys = (writes) => joined.hashKeys(writes);
@@ -439,13 +451,14 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     await backend.stopAccepting();
     const drained = await backend.drained(config.shutdownTimeoutMs);
     if (!drained) log.warn({ in_flight: backend.inFlight }, 'shutdown timeout: closing with requests in flight');
+    // The tail applies no more (its last batch and command committed) while the pool a command
+    // may read through is still there, and before the processor and the store close.
+    await cluster?.close();
     pool = undefined;
     flagsPool = undefined;
     scanPool = undefined;
     livePipeline.closeCapture();
     await workerPool.close();
-    // The tail writes no more (its last batch committed) before the processor and the store close.
-    await cluster?.close();
     pipeline = undefined;
     await livePipeline.stop();
     await backend.close();
@@ -464,4 +477,11 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
 async function closeStore(dbs: StoreDatabases): Promise<void> {
   await dbs.root.flushed;
   await dbs.root.close();
+}
+
+/** A cluster node's link secret, which the cluster's first start made: until it has applied that, 503. */
+function clusterLinkSecret(dbs: StoreDatabases): Buffer {
+  const secret = storedLinkSecret(dbs);
+  if (secret === undefined) throw new HedgerowError('HR_NOT_READY');
+  return secret;
 }

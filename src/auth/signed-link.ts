@@ -27,6 +27,12 @@ export function linkSecret(dbs: StoreDatabases): Buffer {
   return Buffer.from(hex, 'hex');
 }
 
+/** The link secret when the store has one (a cluster node's comes with the cluster's first start). */
+export function storedLinkSecret(dbs: StoreDatabases): Buffer | undefined {
+  const hex = dbs.meta.get(SECRET_KEY) as string | undefined;
+  return hex === undefined ? undefined : Buffer.from(hex, 'hex');
+}
+
 export function signDashboardLink(secret: Buffer, projectId: number, dashboardId: number, exp: number): string {
   return createHmac('sha256', secret).update(`dashboard:${projectId}:${dashboardId}:${exp}`).digest('base64url');
 }

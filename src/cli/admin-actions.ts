@@ -8,6 +8,7 @@
 import type { Config } from '../config/schema.js';
 import { AuthStore } from '../store/auth-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
+import { isTransientStoreError } from '../store/store-errors.js';
 import { CommandRefusal, EXIT_REFUSED, type ExitCode, failThrows } from './exit-codes.js';
 
 export type Opts = Record<string, unknown>;
@@ -56,6 +57,8 @@ export function runAdminAction(path: string, args: string[], opts: Opts, dbs: St
     failThrows(() => run(new AuthStore(dbs), opts, dbs, args, config));
     return { code: capturedCode, stdout: printed.join(''), stderr: '' };
   } catch (err) {
+    // A store refusing writes now (a full disk) is not the action's outcome: the node tries it again.
+    if (isTransientStoreError(err)) throw err;
     if (err instanceof CommandRefusal) return { code: err.code, stdout: printed.join(''), stderr: `hedgerow: ${err.message}\n` };
     // As withStore ends a command whose action threw.
     return { code: EXIT_REFUSED, stdout: printed.join(''), stderr: `hedgerow: ${err instanceof Error ? err.message : String(err)}\n` };

@@ -7,7 +7,7 @@
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { clusterServers } from '../cluster/cluster-node.js';
-import { adminCommand, encodeCommand } from '../cluster/cluster-command.js';
+import { adminCommand, adminShownCommand, encodeCommand } from '../cluster/cluster-command.js';
 import { COMMANDS_SUBJECT } from '../cluster/cluster-streams.js';
 import type { Config } from '../config/schema.js';
 import { SETTINGS } from '../config/schema.js';
@@ -61,6 +61,8 @@ export async function runThroughCluster(
       dbs.root.resetReadTxn();
       const outcome = readAdminOutcome(dbs, seq);
       if (outcome !== undefined) {
+        // Shown once: every node removes it then (it may hold a new key in clear).
+        await forget(config, seq);
         process.stdout.write(outcome.stdout);
         process.stderr.write(outcome.stderr);
         process.exit(outcome.code);
@@ -79,5 +81,22 @@ export async function runThroughCluster(
     }
   } finally {
     await dbs.root.close();
+  }
+}
+
+/** Publishes that the output of the command at `seq` was shown; a failure leaves it to be removed with the oldest. */
+async function forget(config: Readonly<Config>, seq: number): Promise<void> {
+  try {
+    const nc = await connect({ servers: clusterServers(config.clusterNats), name: 'hedgerow-cli', timeout: 5_000 });
+    try {
+      const shown = adminShownCommand(seq, `${config.nodeName}:cli`);
+      await jetstream(nc).publish(COMMANDS_SUBJECT, encodeCommand(shown), { msgID: shown.id, timeout: config.clusterPublishTimeoutMs });
+    } finally {
+      await nc.close();
+    }
+  } catch (err) {
+    process.stderr.write(
+      `hedgerow: warning: could not tell the cluster the output was shown (${err instanceof Error ? err.message : String(err)})\n`,
+    );
   }
 }

@@ -58,10 +58,17 @@ export interface AdminCommand extends CommandBase {
   readonly opts: Readonly<Record<string, unknown>>;
 }
 
-export type ClusterCommand = HttpCommand | BootstrapCommand | HashKeysCommand | AdminCommand;
+/** The command line has shown an admin command's output: every node removes it. */
+export interface AdminShownCommand extends CommandBase {
+  readonly kind: 'admin_shown';
+  /** The stream position of the admin command. */
+  readonly seq: number;
+}
+
+export type ClusterCommand = HttpCommand | BootstrapCommand | HashKeysCommand | AdminCommand | AdminShownCommand;
 
 const packr = new Packr({ useRecords: false, moreTypes: false });
-const KINDS: readonly ClusterCommand['kind'][] = ['http', 'bootstrap', 'hash_keys', 'admin'];
+const KINDS: readonly ClusterCommand['kind'][] = ['http', 'bootstrap', 'hash_keys', 'admin', 'admin_shown'];
 
 function base(node: string): CommandBase {
   return { v: 1, id: randomUUID(), node, nowMs: Date.now(), seed: randomBytes(32) };
@@ -88,6 +95,10 @@ export function hashKeysCommand(writes: readonly HashKeyWrite[], node: string): 
 
 export function adminCommand(path: string, args: readonly string[], opts: Readonly<Record<string, unknown>>, node: string): AdminCommand {
   return { ...base(node), kind: 'admin', path, args: [...args], opts: { ...opts } };
+}
+
+export function adminShownCommand(seq: number, node: string): AdminShownCommand {
+  return { ...base(node), kind: 'admin_shown', seq };
 }
 
 export function encodeCommand(c: ClusterCommand): Uint8Array {

@@ -71,21 +71,30 @@ export class ClusterNode {
    * checks the streams (ClusterSetupError), then starts the tail into `sink` (StreamGapError
    * when the stream no longer reaches back to the node's cursor).
    */
-  async start(sink: TailSink): Promise<void> {
+  async start(sink: TailSink, onFatal: (err: Error) => void): Promise<void> {
     const { metrics, log, nodeName } = this.opts;
-    const link = await NatsLink.open(
-      {
-        servers: this.opts.servers,
-        nodeName,
-        onState: (state, server) => {
-          metrics.connected.set(state === 'connected' ? 1 : 0);
-          if (state === 'connected') log.info({ server }, 'connected to the NATS cluster');
-          else log.warn({ server }, `NATS cluster connection ${state}`);
+    // Started again after a failure of the moment: the connection made before is kept.
+    const link =
+      this.link ??
+      (await NatsLink.open(
+        {
+          servers: this.opts.servers,
+          nodeName,
+          onState: (state, server) => {
+            metrics.connected.set(state === 'connected' ? 1 : 0);
+            if (state === 'connected') log.info({ server }, 'connected to the NATS cluster');
+            else log.warn({ server }, `NATS cluster connection ${state}`);
+          },
         },
-      },
-      this.aborted.signal,
-    );
-    this.link = link;
+        this.aborted.signal,
+      ));
+    if (this.link === undefined) {
+      this.link = link;
+      if (this.closed) {
+        await link.close();
+        throw new Error('closed while connecting');
+      }
+    }
     metrics.connected.set(1);
     log.info({ server: link.server, node: nodeName }, 'connected to the NATS cluster');
     const checked = await ensureStreams(
@@ -102,9 +111,11 @@ export class ClusterNode {
       },
       onBlocks: (blocks) => metrics.tailBlocks.inc(blocks),
       onError: (error) => log.error({ error }, 'cluster: reading the events stream failed; starting again from the last block written'),
+      onFatal,
     });
     await tail.start();
     this.tail = tail;
+    if (this.closed) await tail.stop();
     this.sink = sink;
     this.publisher = new BlockPublisher(link, nodeName, this.opts.publishTimeoutMs);
   }

@@ -15,7 +15,7 @@ import type { HttpResponse } from '../http/types.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { createDefaultsIfEmpty, type Defaults } from '../store/bootstrap.js';
 import type { StoreDatabases } from '../store/open-store.js';
-import { putAdminOutcomeSync, type StoredAdminOutcome } from '../store/admin-outcomes.js';
+import { putAdminOutcomeSync, removeAdminOutcomeSync, type StoredAdminOutcome } from '../store/admin-outcomes.js';
 import { HashKeyOverrideStore } from '../store/hash-key-override-store.js';
 import { isTransientStoreError } from '../store/store-errors.js';
 import type { StreamEventLog } from '../store/stream-event-log.js';
@@ -28,7 +28,8 @@ export type Applied =
   | { kind: 'http'; response: HttpResponse }
   | { kind: 'bootstrap'; created: Defaults | undefined }
   | { kind: 'hash_keys' }
-  | { kind: 'admin'; outcome: StoredAdminOutcome };
+  | { kind: 'admin'; outcome: StoredAdminOutcome }
+  | { kind: 'admin_shown' };
 
 export interface CommandApplierDeps {
   readonly dbs: StoreDatabases;
@@ -40,6 +41,8 @@ export interface CommandApplierDeps {
   readonly onApplied: (kind: ClusterCommand['kind']) => void;
   /** Runs an `hedgerow admin` action against this node's store (cli/cluster-admin-runner.ts). */
   readonly runAdmin: (path: string, args: string[], opts: Record<string, unknown>) => StoredAdminOutcome;
+  /** True once the node is stopping: waits and retries end (the command is applied after the restart). */
+  readonly closing: () => boolean;
   readonly log: Logger;
 }
 
@@ -96,10 +99,11 @@ export class CommandApplier {
     const cursor = streamLog.cursorAfterCommand(seq);
     let applied: Applied;
     for (let attempt = 0; ; attempt++) {
+      if (this.deps.closing()) throw new Error('stopping: the command is applied after the restart');
       try {
         applied = await runReplicated(
           { nowMs: command.nowMs, seed: command.seed, onTransaction: () => streamLog.writeCursorSync(cursor) },
-          () => this.execute(command),
+          () => this.execute(command, seq),
         );
         break;
       } catch (err) {
@@ -110,38 +114,62 @@ export class CommandApplier {
       }
     }
     // Written already when the command wrote anything; written alone (the same value) otherwise.
-    // An admin action's output is kept for the command line that published it (and for no one else).
-    const outcome = applied.kind === 'admin' ? applied.outcome : undefined;
-    streamLog.commitCursor(cursor, outcome ? () => putAdminOutcomeSync(this.deps.dbs, seq, outcome) : undefined);
+    streamLog.commitCursor(cursor);
     this.deps.onApplied(command.kind);
     const waiter = this.waiting.get(command.id);
     this.waiting.delete(command.id);
     waiter?.(applied);
   }
 
-  private async execute(c: ClusterCommand): Promise<Applied> {
+  private async execute(c: ClusterCommand, seq: number): Promise<Applied> {
+    // Synchronous commands run in one transaction (their own become nested ones), with the cursor:
+    // a node stopped while applying one applies all of it after the restart, or had all of it.
     if (c.kind === 'admin') {
-      return { kind: 'admin', outcome: this.deps.runAdmin(c.path, [...c.args], { ...c.opts }) };
+      return this.inOneTransaction(() => {
+        const outcome = this.deps.runAdmin(c.path, [...c.args], { ...c.opts });
+        // Kept for the command line that published it, which removes it once shown (`admin_shown`).
+        putAdminOutcomeSync(this.deps.dbs, seq, outcome);
+        return { kind: 'admin', outcome };
+      });
+    }
+    if (c.kind === 'admin_shown') {
+      return this.inOneTransaction(() => {
+        removeAdminOutcomeSync(this.deps.dbs, c.seq);
+        return { kind: 'admin_shown' };
+      });
     }
     if (c.kind === 'hash_keys') {
-      for (const w of c.writes) this.hashKeys.insertMissing(w.projectId, w.personIds, w.flagKeys, w.hashKey);
-      return { kind: 'hash_keys' };
+      return this.inOneTransaction(() => {
+        for (const w of c.writes) this.hashKeys.insertMissing(w.projectId, w.personIds, w.flagKeys, w.hashKey);
+        return { kind: 'hash_keys' };
+      });
     }
     if (c.kind === 'bootstrap') {
-      const created = createDefaultsIfEmpty(this.deps.auth, c.keys);
-      // The dashboard links' secret: the same on every node, so a link any node signs opens on all.
-      if (created) linkSecret(this.deps.dbs);
-      return { kind: 'bootstrap', created };
+      return this.inOneTransaction(() => {
+        const created = createDefaultsIfEmpty(this.deps.auth, c.keys);
+        // The dashboard links' secret: the same on every node, so a link any node signs opens on all.
+        if (created) linkSecret(this.deps.dbs);
+        return { kind: 'bootstrap', created };
+      });
     }
     const req = commandRequest(c);
     try {
       return { kind: 'http', response: await this.deps.router.match(req).run() };
     } catch (err) {
       if (isTransientStoreError(err)) throw err;
-      if (isHedgerowError(err)) return { kind: 'http', response: errorResponse(err) };
+      if (isHedgerowError(err)) {
+        // This node is not ready for it (stopping: its pool closed): applied after the restart.
+        if (err.hedgerowCode === 'HR_NOT_READY') throw err;
+        return { kind: 'http', response: errorResponse(err) };
+      }
       this.deps.log.error({ err, method: c.method, path: c.path }, 'unhandled error applying a cluster command');
       return { kind: 'http', response: errorResponse(new HedgerowError('HR_INTERNAL')) };
     }
+  }
+
+  /** Runs `fn` in one write transaction, which the replicated write's hook opens with the cursor. */
+  private inOneTransaction(fn: () => Applied): Applied {
+    return this.deps.dbs.root.transactionSync(fn);
   }
 }
 

@@ -33,10 +33,12 @@ export interface TailHooks {
   /** Blocks written into the node's event log. */
   onBlocks(blocks: number): void;
   onError(error: string): void;
+  /** The stream lost messages this node had not read (StreamGapError): it cannot go on. */
+  onFatal(err: Error): void;
 }
 
 /** The stream no longer holds the messages after the node's cursor: it cannot catch up from it. */
-class StreamGapError extends Error {
+export class StreamGapError extends Error {
   constructor(
     readonly after: number,
     readonly firstHeld: number,
@@ -59,6 +61,8 @@ export class EventTail {
   /** Blocks read and not yet written (more were pending). */
   private batch: StreamBlock[] = [];
   private batchEvents = 0;
+  /** The sequence the next message must have. */
+  private expected = 0;
 
   constructor(
     private readonly link: NatsLink,
@@ -81,7 +85,8 @@ export class EventTail {
   private async checkReachable(): Promise<void> {
     const info = await this.link.jsm.streams.info(LOG_STREAM);
     const after = this.sink.position().seq;
-    if (info.state.messages > 0 && info.state.first_seq > after + 1) throw new StreamGapError(after, info.state.first_seq);
+    // An empty stream whose first sequence is past the node's next: its messages expired unread.
+    if (info.state.first_seq > after + 1) throw new StreamGapError(after, info.state.first_seq);
   }
 
   private async loop(): Promise<void> {
@@ -90,6 +95,11 @@ export class EventTail {
         await this.follow();
       } catch (err) {
         if (this.stopped) return;
+        if (err instanceof StreamGapError) {
+          this.stopped = true;
+          this.hooks.onFatal(err);
+          return;
+        }
         this.hooks.onError((err as Error)?.message ?? String(err));
         await new Promise((r) => setTimeout(r, RETRY_MS));
       }
@@ -139,6 +149,7 @@ export class EventTail {
   private async drain(messages: ConsumerMessages): Promise<void> {
     this.batch = [];
     this.batchEvents = 0;
+    this.expected = this.sink.position().seq + 1;
     this.lastArrival = Date.now();
     for await (const m of messages) {
       this.lastArrival = Date.now();
@@ -155,6 +166,9 @@ export class EventTail {
 
   /** One message: a block joins the batch (written once no more are pending, or it is full); a command is applied after the batch. */
   private async take(m: JsMsg): Promise<void> {
+    // The stream's sequences have no holes but expired ones: one here is messages this node never had.
+    if (m.seq !== this.expected) throw new StreamGapError(this.expected - 1, m.seq);
+    this.expected = m.seq + 1;
     if (m.subject === COMMANDS_SUBJECT) {
       await this.flush();
       await this.sink.command(m.seq, m.data);

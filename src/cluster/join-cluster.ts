@@ -14,7 +14,11 @@ import type { BootstrapResult } from '../store/bootstrap.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import type { ClusterNode } from './cluster-node.js';
+import { isHedgerowError } from '../errors.js';
+import type { StreamBlock } from '../store/stream-event-log.js';
+import { ClusterSetupError } from './cluster-streams.js';
 import { CommandApplier, type CommandApplierDeps } from './command-applier.js';
+import { StreamGapError } from './event-tail.js';
 import { ReplicatedWrites } from './replicated-writes.js';
 
 export interface JoinClusterDeps {
@@ -41,7 +45,7 @@ export interface Joined {
 }
 
 /** Rejects with ClusterSetupError or StreamGapError when the node cannot run in this cluster, or when it is closed first. */
-export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
+export async function joinCluster(deps: JoinClusterDeps, onFatal: (err: Error) => void): Promise<Joined> {
   const { cluster, pipeline, dbs, auth, log } = deps;
   const streamLog = pipeline.streamLog;
   const applier = new CommandApplier({
@@ -49,16 +53,28 @@ export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
     streamLog,
     router: deps.router,
     auth,
-    processorCaughtUp: () => processorCaughtUp(pipeline, dbs, log),
+    processorCaughtUp: () => processorCaughtUp(pipeline, dbs, log, () => cluster.closed),
     onApplied: (kind) => cluster.metrics.commandsApplied.inc({ kind }),
     runAdmin: deps.runAdmin,
+    closing: () => cluster.closed,
     log,
   });
-  await cluster.start({
+  const sink = {
     position: () => streamLog.position,
-    write: (blocks, events) => pipeline.appendFromStream(blocks, events),
-    command: (seq, data) => applier.apply(seq, data),
-  });
+    write: (blocks: readonly StreamBlock[], events: number) => pipeline.appendFromStream(blocks, events),
+    command: (seq: number, data: Uint8Array) => applier.apply(seq, data),
+  };
+  for (;;) {
+    try {
+      await cluster.start(sink, onFatal);
+      break;
+    } catch (err) {
+      // Settings the node cannot use, or a stream that no longer reaches back, need the operator.
+      if (err instanceof ClusterSetupError || err instanceof StreamGapError || cluster.closed) throw err;
+      log.warn({ error: (err as Error)?.message ?? String(err) }, 'cluster: joining failed; trying again in 2 s');
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  }
   // Writes are taken once the node has applied what the stream held when it joined: a write
   // checked against an older state would be refused where the cluster would take it, or the reverse.
   while (!(await cluster.tailCaughtUp(10_000))) {
@@ -67,15 +83,27 @@ export async function joinCluster(deps: JoinClusterDeps): Promise<Joined> {
     await new Promise((r) => setTimeout(r, 1_000));
   }
   const writes = new ReplicatedWrites(cluster, applier, deps.nodeName, log);
-  const bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
+  let bootstrap: BootstrapResult | undefined;
+  for (;;) {
+    try {
+      bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
+      break;
+    } catch (err) {
+      if (cluster.closed || !isHedgerowError(err)) throw err;
+      log.warn({ error: err.message }, "cluster: proposing the cluster's defaults failed; trying again in 2 s");
+      await new Promise((r) => setTimeout(r, 2_000));
+    }
+  }
   return { replicate: (req) => writes.replicate(req, auth), hashKeys: (w) => writes.hashKeys(w), bootstrap };
 }
 
 /** Resolves once the person processor has applied every block of the node's event log (a command reads what it wrote). */
-async function processorCaughtUp(pipeline: IngestPipeline, dbs: StoreDatabases, log: Logger): Promise<void> {
+async function processorCaughtUp(pipeline: IngestPipeline, dbs: StoreDatabases, log: Logger, closing: () => boolean): Promise<void> {
   for (;;) {
+    if (closing()) throw new Error('stopping: the command is applied after the restart');
     const processor = pipeline.processor;
-    if (processor === undefined) return;
+    // Without a processor (stopping, or crashed) nothing will move: the command goes on.
+    if (processor === undefined || pipeline.processorFailed) return;
     dbs.root.resetReadTxn();
     let last: EventKey | undefined;
     for (const key of dbs.events.getKeys({ reverse: true, limit: 1 })) last = key;

@@ -35,8 +35,13 @@ export class NatsLink {
           maxPingOut: 3,
           timeout: 2_000,
         });
-        const jsm = await jetstreamManager(nc, { timeout: 5_000 });
-        return new NatsLink(nc, jsm, opts);
+        try {
+          const jsm = await jetstreamManager(nc, { timeout: 5_000 });
+          return new NatsLink(nc, jsm, opts);
+        } catch (err) {
+          await nc.close().catch(() => undefined); // JetStream not answering yet: the next attempt connects anew
+          throw err;
+        }
       } catch (err) {
         if (attempt === 0 || attempt % 10 === 0) opts.onState?.('reconnecting', String((err as Error)?.message ?? err));
         await abortableDelay(Math.min(2_000, 250 * (attempt + 1)), signal);

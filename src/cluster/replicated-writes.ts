@@ -3,7 +3,7 @@
  * the stream, and the node answers with what applying it on its own store came to, once it has
  * (cluster/command-applier.ts). Also the first start's defaults, made once for the cluster.
  */
-import { catalogueError } from '../errors.js';
+import { catalogueError, HedgerowError } from '../errors.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { BootstrapConfig } from '../config/schema.js';
 import type { AuthStore } from '../store/auth-store.js';
@@ -29,8 +29,7 @@ const COMMAND_ROOM = 64 * 1024;
 
 /**
  * Throws the 401 (or 400) the API would answer when no stored key authenticates the request: by
- * its Authorization header or query string, else by its body (a multipart upload's fields are
- * left to the command, as the API reads them after the file).
+ * its Authorization header or query string, else by its body.
  */
 function checkAuthenticated(auth: AuthStore, req: HttpRequest): void {
   const query = new QueryParams(req.query);
@@ -40,7 +39,10 @@ function checkAuthenticated(auth: AuthStore, req: HttpRequest): void {
   } catch (err) {
     if (!/^\s*$/.test(req.header('authorization')) || query.has('personal_api_key')) throw err;
   }
-  if (!isMultipart(req)) userRequest(auth, req);
+  // A multipart upload's fields are read by the API after its file: in cluster mode its key must
+  // come in the header or the query string, so that nothing unauthenticated reaches the stream.
+  if (isMultipart(req)) throw new HedgerowError('HR_NOT_AUTHENTICATED');
+  userRequest(auth, req);
 }
 
 export class ReplicatedWrites {

@@ -99,6 +99,11 @@ export class IngestPipeline {
     return log;
   }
 
+  /** True once the person processor crashed (it is not started again). */
+  get processorFailed(): boolean {
+    return this.processorCrashed;
+  }
+
   /** The person processor, once started and until `stop()`. */
   get processor(): PersonProcessorThread | undefined {
     return this.processorThread;
