@@ -10,6 +10,7 @@
  * threads, from the run's start until the person processor has applied what it brought): on a
  * shared machine the rate moves with the neighbours' load, the CPU a request costs much less.
  */
+import { intOption } from './int-option.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -57,11 +58,7 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const int = (name: string, v: string, min: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${v}"\n${USAGE}`);
-    return n;
-  };
+  const int = intOption(USAGE);
   return {
     rounds: int('rounds', values.rounds, 1),
     warmup: int('warmup', values.warmup, 0),

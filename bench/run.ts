@@ -11,6 +11,7 @@
  * daemon/ceiling ratio, CPU saturation, the /metrics check, the daemon's memory and the targets
  * of the scenarios that ran. Exits 1 when any run saw errors.
  */
+import { intOption } from './int-option.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -79,11 +80,7 @@ function options() {
     console.log(USAGE);
     process.exit(0);
   }
-  const int = (name: string, v: string, min: number) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${v}"\n${USAGE}`);
-    return n;
-  };
+  const int = intOption(USAGE);
   const only = values.only?.split(',').map((x) => x.trim());
   const unknown = only?.filter((x) => !(SCENARIO_NAMES as readonly string[]).includes(x)) ?? [];
   if (only?.length === 0 || unknown.length > 0)

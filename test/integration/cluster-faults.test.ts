@@ -7,7 +7,6 @@
  *   on from the node's own store; once the servers are back, capture is acknowledged again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open-store.js';
 import {
   cleanupDaemons,
   exportEvents,
@@ -19,19 +18,14 @@ import {
 } from '../helpers/daemon.js';
 import { gzip, send, waitForPersons } from '../helpers/http.js';
 import { startNatsCluster, stopNatsClusters, type NatsCluster } from '../helpers/nats-cluster.js';
+import { dumpStore } from '../helpers/store-dump.js';
+
+const dumpPersons = (dataDir: string) => dumpStore(dataDir, ['persons', 'distinctIds', 'personDistinctIds']);
 
 afterAll(async () => {
   await cleanupDaemons();
   await stopNatsClusters();
 });
-
-async function dumpPersons(dataDir: string): Promise<unknown> {
-  const dbs = openStore({ dataDir, sync: 'durable', readOnly: true });
-  const all = (db: typeof dbs.persons) => [...db.getRange({})].map(({ key, value }) => [key, value]);
-  const out = { persons: all(dbs.persons), distinctIds: all(dbs.distinctIds), personDistinctIds: all(dbs.personDistinctIds) };
-  await dbs.root.close();
-  return out;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -14,32 +14,19 @@ import path from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open-store.js';
 import { apiClient } from '../helpers/api.js';
 import { cleanupDaemons, makeTempDir, REPO_ROOT, runCli, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { gzip, listAllEvents, send, waitForPersons } from '../helpers/http.js';
 import { startNatsCluster, stopNatsClusters, type NatsCluster } from '../helpers/nats-cluster.js';
+import { dumpStore } from '../helpers/store-dump.js';
+
+/** Every record but the node's own cursors. */
+const dump = (dataDir: string) => dumpStore(dataDir, ['auth', 'flags', 'persons', 'distinctIds', 'groups', 'meta']);
 
 afterAll(async () => {
   await cleanupDaemons();
   await stopNatsClusters();
 });
-
-/** Every record but the node's own cursors. */
-async function dump(dataDir: string): Promise<unknown> {
-  const dbs = openStore({ dataDir, sync: 'durable', readOnly: true });
-  const all = (db: unknown) => [...(db as typeof dbs.persons).getRange({})].map(({ key, value }) => [key, value]);
-  const out = {
-    auth: all(dbs.auth),
-    flags: all(dbs.flags),
-    persons: all(dbs.persons),
-    distinctIds: all(dbs.distinctIds),
-    groups: all(dbs.groups),
-    meta: all(dbs.meta).filter(([k]) => !/cursor/.test(String(k))),
-  };
-  await dbs.root.close();
-  return out;
-}
 
 interface Credentials {
   project_api_key: string;

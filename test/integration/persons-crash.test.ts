@@ -4,9 +4,12 @@
  * persons, distinct ids and groups (versions included): nothing applied twice, nothing skipped.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open-store.js';
 import { cleanupDaemons, restartDaemon, startDaemon, type DaemonHandle } from '../helpers/daemon.js';
 import { gzip, send } from '../helpers/http.js';
+import { dumpStore, PERSON_DATABASES } from '../helpers/store-dump.js';
+
+/** Every person (with its distinct ids), group, group type and usage rollup counter, as stored. */
+const dump = (dataDir: string) => dumpStore(dataDir, PERSON_DATABASES);
 
 afterAll(cleanupDaemons);
 
@@ -80,22 +83,6 @@ async function behind(d: DaemonHandle): Promise<number> {
   return Number(/^hedgerow_person_processor_events_behind (\S+)$/m.exec(text)?.[1] ?? 'NaN');
 }
 
-/** Every person (with its distinct ids), group, group type and usage rollup counter, as stored. */
-async function dump(dataDir: string): Promise<unknown> {
-  const dbs = openStore({ dataDir, sync: 'durable', readOnly: true });
-  const all = (db: typeof dbs.persons) => [...db.getRange({})].map(({ key, value }) => [key, value]);
-  const out = {
-    persons: all(dbs.persons),
-    distinctIds: all(dbs.distinctIds),
-    personDistinctIds: all(dbs.personDistinctIds),
-    groups: all(dbs.groups),
-    groupTypes: all(dbs.groupTypes),
-    usageRollups: all(dbs.usageRollups),
-  };
-  await dbs.root.close();
-  return out;
-}
-
 describe('person processor crash safety', () => {
   it('resumes after SIGKILL exactly where its last commit left it', { timeout: 120_000 }, async () => {
     const projectKey = `phc_crash_${Date.now()}`;
@@ -114,8 +101,8 @@ describe('person processor crash safety', () => {
     await restarted.stop();
 
     const [a, b] = [await dump(reference.dataDir), await dump(crashed.dataDir)];
-    expect((a as { persons: unknown[] }).persons.length).toBeGreaterThan(500);
-    expect((a as { usageRollups: unknown[] }).usageRollups.length).toBeGreaterThan(300);
+    expect(a.persons?.length).toBeGreaterThan(500);
+    expect(a.usageRollups?.length).toBeGreaterThan(300);
     expect(b).toEqual(a);
   });
 });
