@@ -18,7 +18,7 @@ import { memory } from './proc-sampler.js';
 import { killServers, ROOT, startDaemon } from './servers.js';
 
 const USAGE = `usage: npm run soak -- [options]
-  --minutes <n>            length of the run (default 20)
+  --minutes <n>            length of the run (default 36: its second half starts after the ~13-minute warm-up)
   --rate <n>               events/s sent through /batch/ (50 per request) and /capture/ (default 2000)
   --flags-rate <n>         /flags requests/s (default 200)
   --retention-minutes <n>  HEDGEROW_RETENTION_DAYS as minutes (default a quarter of the run)
@@ -50,7 +50,7 @@ interface Sample {
 function options() {
   const { values } = parseArgs({
     options: {
-      minutes: { type: 'string', default: '20' },
+      minutes: { type: 'string', default: '36' },
       rate: { type: 'string', default: '2000' },
       'flags-rate': { type: 'string', default: '200' },
       'retention-minutes': { type: 'string' },

@@ -14,7 +14,6 @@ import type { BootstrapResult } from '../store/bootstrap.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { EventKey, StoreDatabases } from '../store/open-store.js';
 import type { ClusterNode } from './cluster-node.js';
-import { isHedgerowError } from '../errors.js';
 import type { StreamBlock } from '../store/stream-event-log.js';
 import { ClusterSetupError } from './cluster-streams.js';
 import { CommandApplier, type CommandApplierDeps } from './command-applier.js';
@@ -83,17 +82,7 @@ export async function joinCluster(deps: JoinClusterDeps, onFatal: (err: Error) =
     await new Promise((r) => setTimeout(r, 1_000));
   }
   const writes = new ReplicatedWrites(cluster, applier, deps.nodeName, log);
-  let bootstrap: BootstrapResult | undefined;
-  for (;;) {
-    try {
-      bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
-      break;
-    } catch (err) {
-      if (cluster.closed || !isHedgerowError(err)) throw err;
-      log.warn({ error: err.message }, "cluster: proposing the cluster's defaults failed; trying again in 2 s");
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-  }
+  const bootstrap = await writes.bootstrapIfEmpty(auth, deps.bootstrap, deps.dataDir);
   return { replicate: (req) => writes.replicate(req, auth), hashKeys: (w) => writes.hashKeys(w), bootstrap };
 }
 

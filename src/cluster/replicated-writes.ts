@@ -23,6 +23,8 @@ import type { Applied, CommandApplier } from './command-applier.js';
  * processor's backlog (HEDGEROW_MAX_PERSON_BACKLOG events) comes first.
  */
 const ANSWER_TIMEOUT_MS = 30_000;
+/** The first start waits for its own proposal as long as it takes (a day): only this node knows generated keys. */
+const BOOTSTRAP_TIMEOUT_MS = 24 * 3600_000;
 
 /** Room for a command's fields besides the body. */
 const COMMAND_ROOM = 64 * 1024;
@@ -79,7 +81,27 @@ export class ReplicatedWrites {
   async bootstrapIfEmpty(auth: AuthStore, keys: BootstrapConfig, dataDir: string): Promise<BootstrapResult | undefined> {
     if (!auth.isEmpty()) return undefined;
     refuseLeftoverCredentials(dataDir);
-    const applied = await this.run(bootstrapCommand(keys, this.nodeName));
+    // One command, published until the stream takes it: a retry has its message id, so the stream
+    // keeps one, and this node hears its outcome however late (generated keys are known only here).
+    const command = bootstrapCommand(keys, this.nodeName);
+    const { outcome, forget } = this.applier.expect(command.id, BOOTSTRAP_TIMEOUT_MS);
+    for (;;) {
+      try {
+        await this.node.publishCommand(command);
+        break;
+      } catch (err) {
+        if (this.node.closed) {
+          forget();
+          throw err;
+        }
+        this.log.warn(
+          { error: (err as Error)?.message ?? String(err) },
+          "cluster: proposing the cluster's defaults failed; trying again in 2 s",
+        );
+        await new Promise((r) => setTimeout(r, 2_000));
+      }
+    }
+    const applied = await outcome;
     return applied.kind === 'bootstrap' && applied.created ? writeCredentialsFile(dataDir, applied.created) : undefined;
   }
 
