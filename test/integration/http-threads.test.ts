@@ -4,7 +4,6 @@
  * threads themselves, alike whichever thread a connection lands on, and counted in `/metrics`;
  * every other route is forwarded to the daemon's thread, capture's client address included.
  */
-import http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api.js';
@@ -83,27 +82,8 @@ describe('uWS front-end threads on a port given by number', () => {
     );
     expect(body.length).toBeLessThan(64 * 1024);
     const answers = await Promise.all(
-      [0, 1, 2, 3].map(
-        () =>
-          new Promise<ConnectionAnswer>((resolve, reject) => {
-            const req = http.request(
-              {
-                host: '127.0.0.1',
-                port: d.port,
-                path: '/flags/?v=2',
-                method: 'POST',
-                agent: false,
-                headers: { 'content-encoding': 'gzip', 'content-type': 'application/json', connection: 'close' },
-              },
-              (res) => {
-                const chunks: Buffer[] = [];
-                res.on('data', (c: Buffer) => chunks.push(c));
-                res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString(), headers: res.headers }));
-              },
-            );
-            req.on('error', reject);
-            req.end(body);
-          }),
+      [0, 1, 2, 3].map(() =>
+        onNewConnection(d.port, 'POST', '/flags/?v=2', { 'content-encoding': 'gzip', 'content-type': 'application/json' }, body),
       ),
     );
     for (const a of answers) {
