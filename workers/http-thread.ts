@@ -11,12 +11,11 @@ import { AccessLog } from '../src/http/access-log.js';
 import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
-import type { ForwardedRequest, FromThread, HttpThreadSetup, LocalAnswers, ToThread } from '../src/http/thread-messages.js';
+import { AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from '../src/http/front-end.js';
+import type { ForwardedRequest, FromThread, HttpThreadSetup, ToThread } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
-import { createUwsBackend, uwsClientGone, uwsHeaderList } from '../src/http/uws-backend.js';
-import { DurationTally } from '../src/observability/request-durations.js';
+import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
-import { monotonicMs } from '../src/util/monotonic-ms.js';
 
 announceThread('http');
 const setup = workerData as HttpThreadSetup;
@@ -27,73 +26,27 @@ accessLog.setLevel(setup.logLevel); // and at every change, by message
 const NO_BODY = new Uint8Array(0);
 const REPORT_EVERY_MS = 1000;
 
-/** Counts of the requests answered here, until the daemon collects them (at most a second's worth). */
-class AnswerCounts {
-  private counts = new Map<string, [string, string, number, number]>();
-  private bodyBytes: number[] = [];
-  private readonly durations = new DurationTally();
-  private flagErrors = new Map<string, number>();
-
-  add(route: string, method: string, status: number, bodyBytes: number, seconds: number): void {
-    const key = `${route} ${method} ${status}`;
-    const entry = this.counts.get(key);
-    if (entry) entry[3]++;
-    else this.counts.set(key, [route, method, status, 1]);
-    if (bodyBytes > 0) this.bodyBytes.push(bodyBytes);
-    this.durations.observe(route, method, seconds);
-  }
-
-  addFlagErrors(route: string): void {
-    this.flagErrors.set(route, (this.flagErrors.get(route) ?? 0) + 1);
-  }
-
-  get empty(): boolean {
-    return this.counts.size === 0;
-  }
-
-  take(): LocalAnswers {
-    const answers = {
-      counts: [...this.counts.values()],
-      bodyBytes: this.bodyBytes,
-      durations: this.durations.take(),
-      flagErrors: [...this.flagErrors],
-    };
-    this.counts = new Map();
-    this.bodyBytes = [];
-    this.flagErrors = new Map();
-    return answers;
-  }
-}
-
 /** A request waiting for its turn to go to the daemon's thread. */
 interface Outgoing {
   readonly forwarded: ForwardedRequest;
   readonly req: Omit<HttpRequest, 'body'>;
 }
 
-/** Never written: its client has gone (uWS ignores an answer to an aborted request). */
-const CLIENT_GONE: HttpResponse = { status: 499 };
-
 /**
- * Requests handed to the daemon's thread, and their answers as they come back. A request goes
- * one event-loop turn after the turn it was read in, gathered with the others of its turn: the
- * poll phase in between reads a FIN that came with the request, on which uWS closes the connection
- * (it does not keep half-closed sockets), and a request whose client has gone is dropped here
- * instead of being stored with no one to acknowledge it to (a client that sends a request and
- * shuts down its side at once would otherwise have it stored, get no answer, and send it again).
+ * Requests handed to the daemon's thread, one message per turn (front-end.ts's NextTurn says
+ * why a turn late), and their answers as they come back.
  */
 class Forwarder {
   private readonly waiting = new Map<number, (res: HttpResponse) => void>();
-  /** Read in this turn. */
-  private arriving: Outgoing[] = [];
-  /** Read in the previous turn: sent in this one. */
-  private due: Outgoing[] = [];
-  private turnQueued = false;
+  private readonly queue = new NextTurn<Outgoing>(
+    (due) => send({ type: 'requests', requests: due.map((o) => o.forwarded) }),
+    (gone) => this.settle(gone.forwarded.id, CLIENT_GONE),
+  );
   private nextId = 1;
 
   forward(req: Omit<HttpRequest, 'body'> & { body?: Uint8Array }, tooLarge: boolean): Promise<HttpResponse> {
     const id = this.nextId++;
-    this.arriving.push({
+    this.queue.push({
       req,
       forwarded: {
         id,
@@ -107,45 +60,18 @@ class Forwarder {
         receivedAt: req.receivedAt,
       },
     });
-    this.queueTurn();
     return new Promise((resolve) => this.waiting.set(id, resolve));
   }
 
   answered(responses: Extract<ToThread, { type: 'responses' }>['responses']): void {
-    for (const r of responses) {
-      const resolve = this.waiting.get(r.id);
-      this.waiting.delete(r.id);
-      resolve?.(r.response);
-    }
+    for (const r of responses) this.settle(r.id, r.response);
   }
 
-  private queueTurn(): void {
-    if (this.turnQueued) return;
-    this.turnQueued = true;
-    // An immediate queued from the check phase runs in the next turn's, after its poll phase.
-    setImmediate(this.turn);
+  private settle(id: number, response: HttpResponse): void {
+    const resolve = this.waiting.get(id);
+    this.waiting.delete(id);
+    resolve?.(response);
   }
-
-  private readonly turn = (): void => {
-    this.turnQueued = false;
-    const due = this.due;
-    this.due = this.arriving;
-    this.arriving = [];
-    if (due.length > 0) {
-      const requests: ForwardedRequest[] = [];
-      for (const o of due) {
-        if (!uwsClientGone(o.req)) {
-          requests.push(o.forwarded);
-          continue;
-        }
-        const resolve = this.waiting.get(o.forwarded.id);
-        this.waiting.delete(o.forwarded.id);
-        resolve?.(CLIENT_GONE);
-      }
-      if (requests.length > 0) send({ type: 'requests', requests });
-    }
-    if (this.due.length > 0) this.queueTurn();
-  };
 }
 
 /** Tells the daemon's log of an unexpected error here (the request it happened in got a 500). */
@@ -183,18 +109,7 @@ if (!loaded.ok) {
     {
       maxBodyBytes: setup.maxBodyBytes,
       bodyIdleTimeoutMs: setup.bodyIdleTimeoutMs,
-      handler: (req) => {
-        const answered = local?.answer(req);
-        if (answered === undefined) return forwarder.forward(req, false);
-        const { route, response } = answered;
-        const count = (res: HttpResponse): HttpResponse => {
-          const ms = monotonicMs() - req.receivedAt;
-          counts.add(route, req.method, res.status, req.body.byteLength, ms / 1000);
-          if (accessLog.enabled) accessLog.write(req, req.body.byteLength, res, ms);
-          return res;
-        };
-        return response instanceof Promise ? response.then(count) : count(response);
-      },
+      handler: frontEndHandler(local, counts, accessLog, (req) => forwarder.forward(req, false)),
       tooLarge: (req) => forwarder.forward(req, true),
       // A local route's bug, or a forwarded answer that cannot go on the wire (a bad header).
       onError: (err) => {

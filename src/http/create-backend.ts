@@ -15,7 +15,7 @@ import type { BackendOptions, HttpBackend } from './types.js';
 
 export type BackendKind = 'auto' | 'uws' | 'node';
 
-export type ThreadsOptions = Omit<ThreadsBackendOptions, keyof BackendOptions | 'uwsBinaryPath'>;
+export type ThreadsOptions = Omit<ThreadsBackendOptions, keyof BackendOptions | 'uws' | 'uwsBinaryPath'>;
 
 export interface CreatedBackend {
   backend: HttpBackend;
@@ -30,7 +30,7 @@ export function createHttpBackend(kind: BackendKind, opts: BackendOptions, threa
   const loaded = loadUws();
   if (loaded.ok) {
     if (threads === undefined) return { backend: createUwsBackend(loaded.uws, opts) };
-    const backend = createUwsThreadsBackend({ ...opts, ...threads, uwsBinaryPath: loaded.binaryPath });
+    const backend = createUwsThreadsBackend({ ...opts, ...threads, uws: loaded.uws, uwsBinaryPath: loaded.binaryPath });
     return { backend, threads: backend };
   }
   if (kind === 'uws') throw new StartError(`HTTP backend 'uws' requested but unavailable: ${loaded.reason}`);

@@ -1,10 +1,11 @@
 /**
- * HTTP on uWebSockets.js in front-end threads (workers/http-thread.ts): every thread runs its own
- * uWS app on the same port (the kernel spreads connections over them, SO_REUSEPORT), answers the
- * routes it can answer alone (`LocalRoutesSetup`: flag evaluation reads the store itself), and
- * forwards every other request to the `handler` on this thread, in batches per event-loop turn.
- * A `/flags` request then costs no thread hop at all, and socket work is spread over the cores
- * instead of all falling on the daemon's thread.
+ * HTTP on uWebSockets.js in several front ends: the daemon's own thread (main-front-end.ts) and
+ * front-end threads (workers/http-thread.ts), each with its own uWS app on the same port (the
+ * kernel spreads connections over them, SO_REUSEPORT). Each answers the routes it can answer
+ * alone (`LocalRoutesSetup`: flag evaluation reads the store itself); a thread forwards every
+ * other request to the `handler` on the daemon's thread, in batches per event-loop turn, and the
+ * daemon's thread runs it directly. A `/flags` request then costs no thread hop at all, and
+ * socket work is spread over the cores instead of all falling on the daemon's thread.
  */
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { fileURLToPath } from 'node:url';
@@ -22,13 +23,19 @@ import type {
   LocalRoutesSetup,
   ToThread,
 } from './thread-messages.js';
+import type { UwsBinding } from './load-uws.js';
+import { createMainFrontEnd } from './main-front-end.js';
 import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
 
 export interface ThreadsBackendOptions extends BackendOptions {
+  /** Front ends, the daemon's thread included unless `serveOnThisThread` is false. */
   threads: number;
+  /** The daemon's thread serves as one of the front ends (default true; false: threads only, for tests of forwarding). */
+  serveOnThisThread?: boolean;
   /** The log level the threads start with (their access log); `setLogLevel` changes it. */
   logLevel: LogLevel;
-  /** The native uWS binary this process loaded (each thread loads the same file). */
+  /** The uWS binding this process loaded, and its native file (each thread loads the same file). */
+  uws: UwsBinding;
   uwsBinaryPath: string;
   local?: LocalRoutesSetup;
   /** Counts of the requests the threads answered themselves (every second, on `collect`, at close). */
@@ -46,7 +53,7 @@ export interface ThreadsBackendOptions extends BackendOptions {
 const THREAD_SCRIPT = new URL('../../workers/http-thread.js', import.meta.url);
 
 export interface ThreadsBackend extends HttpBackend {
-  /** Threads serving (after `listen`). */
+  /** Front ends serving (after `listen`): the daemon's thread and the front-end threads. */
   readonly threadCount: number;
   /** Brings the threads' counts of the requests they answered themselves up to date. */
   collect(): Promise<void>;
@@ -209,7 +216,9 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
     bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
     ...(opts.local ? { local: opts.local } : {}),
   };
+  const main = opts.serveOnThisThread === false ? undefined : createMainFrontEnd(opts);
   const threads: FrontThread[] = [];
+  let listening = false;
   let closing: Promise<void> | undefined;
 
   async function startAndListen(host: string, port: number): Promise<number> {
@@ -228,41 +237,60 @@ export function createUwsThreadsBackend(opts: ThreadsBackendOptions): ThreadsBac
   return {
     name: 'uws',
     get threadCount() {
-      return threads.length;
+      return (listening ? 1 : 0) + threads.length;
     },
     get inFlight() {
-      return threads.reduce((n, t) => n + t.inFlight, 0);
+      return threads.reduce((n, t) => n + t.inFlight, main?.inFlight ?? 0);
     },
     async listen(host, port) {
       if (port !== 0) await ensurePortFree(host, port);
-      const bound = await startAndListen(host, port);
+      let bound: number;
+      if (main === undefined) {
+        bound = await startAndListen(host, port);
+      } else {
+        try {
+          bound = await main.listen(host, port);
+        } catch (err) {
+          throw new StartError(err instanceof Error ? err.message : String(err));
+        }
+        listening = true;
+      }
       // uWS shares a port between sockets (SO_REUSEPORT) only when it is given by number: asked
-      // for any free port (0, as tests do), the first thread's port is its alone, so it serves alone.
+      // for any free port (0, as tests do), the first front end serves alone.
       if (port === 0) return bound;
-      await Promise.all(Array.from({ length: Math.max(1, opts.threads) - 1 }, () => startAndListen(host, bound)));
+      const more = Math.max(1, opts.threads) - 1;
+      await Promise.all(Array.from({ length: more }, () => startAndListen(host, bound)));
       return bound;
     },
     async stopAccepting() {
       // A thread that has exited accepts nothing: do not wait for its answer.
-      await Promise.all(threads.map((t) => Promise.race([t.ask((id) => ({ type: 'stop-accepting', id })), t.exited])));
+      await Promise.all([
+        main?.stopAccepting(),
+        ...threads.map((t) => Promise.race([t.ask((id) => ({ type: 'stop-accepting', id })), t.exited])),
+      ]);
     },
     async drained(timeoutMs) {
-      const answers = await Promise.all(
-        threads.map((t) => t.ask<Extract<FromThread, { type: 'drained' }>>((id) => ({ type: 'drain', id, timeoutMs }))),
-      );
-      return answers.every((a) => a.drained);
+      const answers = await Promise.all([
+        main?.drained(timeoutMs) ?? true,
+        ...threads.map((t) =>
+          t.ask<Extract<FromThread, { type: 'drained' }>>((id) => ({ type: 'drain', id, timeoutMs })).then((a) => a.drained),
+        ),
+      ]);
+      return answers.every((drained) => drained);
     },
     async collect() {
+      main?.collect();
       await Promise.all(threads.map((t) => t.ask((id) => ({ type: 'collect', id }))));
     },
     setLogLevel(level) {
       logLevel = level;
+      main?.setLogLevel(level);
       for (const t of threads) t.send({ type: 'log-level', level });
     },
     close() {
       closing ??= (async () => {
         for (const t of threads) t.send({ type: 'close' });
-        await Promise.all(threads.map((t) => t.exited));
+        await Promise.all([main?.close(), ...threads.map((t) => t.exited)]);
       })();
       return closing;
     },

@@ -53,13 +53,18 @@ runBackendSuite('node', createNodeBackend);
 /** The built thread script (`npm test` builds first; vitest runs the sources, threads run dist/). */
 const threadScript = new URL('../../dist/workers/http-thread.js', import.meta.url);
 
-/** Front-end threads that answer nothing themselves: every request goes through the forwarding path. */
-function threadsBackend(opts: BackendOptions, threads = 2): ThreadsBackend {
+/**
+ * Front ends that answer nothing themselves: with `serveOnThisThread` false, every request goes
+ * through the forwarding path of a front-end thread.
+ */
+function threadsBackend(opts: BackendOptions, threads = 2, serveOnThisThread = true): ThreadsBackend {
   if (!loaded.ok) throw new Error(`uWS did not load: ${loaded.reason}`);
   return createUwsThreadsBackend({
     ...opts,
     threads,
+    serveOnThisThread,
     logLevel: 'info',
+    uws: loaded.uws,
     uwsBinaryPath: loaded.binaryPath,
     threadScript,
     onThreadError: (err) => {
@@ -68,10 +73,11 @@ function threadsBackend(opts: BackendOptions, threads = 2): ThreadsBackend {
   });
 }
 
-runBackendSuite('uws', (opts) => threadsBackend(opts), 'uws in front-end threads');
+runBackendSuite('uws', (opts) => threadsBackend(opts, 2, false), 'uws in front-end threads');
+runBackendSuite('uws', (opts) => threadsBackend(opts), "uws on the daemon's thread beside front-end threads");
 
 describe('uWS front-end threads', () => {
-  it('share a port given by number and all forward to the handler; port 0 is served by one thread', async () => {
+  it("share a port given by number with the daemon's thread and all reach the handler; port 0 is served by one front end", async () => {
     const seen: string[] = [];
     const b = threadsBackend(
       options((req) => {
@@ -117,10 +123,13 @@ describe('uWS front-end threads', () => {
   });
 
   it('report a thread that cannot load the uWS binary when listening', async () => {
+    if (!loaded.ok) throw new Error(`uWS did not load: ${loaded.reason}`);
     const b = createUwsThreadsBackend({
       ...options(),
       threads: 1,
+      serveOnThisThread: false,
       logLevel: 'info',
+      uws: loaded.uws,
       uwsBinaryPath: '/nonexistent/uws.node',
       threadScript,
       onThreadError: () => {},

@@ -1,0 +1,97 @@
+/**
+ * The daemon's own thread as one of the uWS front ends (uws-threads-backend.ts): a uWS app on the
+ * daemon's port beside the front-end threads', answering the local routes as they do and running
+ * every other request through the daemon's handler here, with no hop between threads. A capture
+ * that arrives on one of its connections goes from the socket to the commit on one thread, as the
+ * durable floor's does (docs/benchmarks.md), and the front ends cost one V8 isolate fewer.
+ */
+import type { LogLevel } from '../config/schema.js';
+import type { HashKeyWrite } from '../store/hash-key-override-store.js';
+import { AccessLog } from './access-log.js';
+import { runHandler } from './backend-common.js';
+import { AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from './front-end.js';
+import type { UwsBinding } from './load-uws.js';
+import { openLocalRoutes, type LocalRoutes } from './local-routes.js';
+import { errorResponse } from './respond.js';
+import { HedgerowError } from '../errors.js';
+import type { LocalAnswers, LocalRoutesSetup } from './thread-messages.js';
+import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+import { createUwsBackend } from './uws-backend.js';
+
+export interface MainFrontEndOptions extends BackendOptions {
+  uws: UwsBinding;
+  logLevel: LogLevel;
+  local?: LocalRoutesSetup;
+  onLocalAnswers?: (answers: LocalAnswers) => void;
+  onHashKeys?: (writes: HashKeyWrite[]) => void;
+  onThreadBug?: (error: string) => void;
+}
+
+export interface MainFrontEnd extends HttpBackend {
+  /** Hands the counts of the requests answered here to `onLocalAnswers`. */
+  collect(): void;
+  setLogLevel(level: LogLevel): void;
+}
+
+/** How often the counts go to the daemon's metrics between scrapes, so that they stay small. */
+const REPORT_EVERY_MS = 1000;
+
+interface Waiting {
+  readonly req: HttpRequest;
+  readonly resolve: (res: HttpResponse) => void;
+}
+
+export function createMainFrontEnd(opts: MainFrontEndOptions): MainFrontEnd {
+  const counts = new AnswerCounts();
+  const accessLog = new AccessLog();
+  accessLog.setLevel(opts.logLevel);
+  const reportBug = (err: unknown) => opts.onThreadBug?.(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  const local: LocalRoutes | undefined = opts.local
+    ? openLocalRoutes(
+        opts.local,
+        reportBug,
+        (endpoint) => counts.addFlagErrors(endpoint),
+        (w) => opts.onHashKeys?.([w]),
+      )
+    : undefined;
+  const queue = new NextTurn<Waiting>(
+    (due) => {
+      for (const w of due) runHandler(opts, w.req, w.resolve);
+    },
+    (gone) => gone.resolve(CLIENT_GONE),
+  );
+  const backend = createUwsBackend(opts.uws, {
+    maxBodyBytes: opts.maxBodyBytes,
+    bodyIdleTimeoutMs: opts.bodyIdleTimeoutMs,
+    handler: frontEndHandler(local, counts, accessLog, (req) => new Promise((resolve) => queue.push({ req, resolve }))),
+    tooLarge: opts.tooLarge,
+    // A local route's bug (the daemon's handler answers its own errors).
+    onError: (err) => {
+      reportBug(err);
+      return errorResponse(new HedgerowError('HR_INTERNAL'));
+    },
+  });
+  const collect = (): void => {
+    if (!counts.empty) opts.onLocalAnswers?.(counts.take());
+  };
+  const timer = setInterval(collect, REPORT_EVERY_MS);
+  timer.unref();
+
+  return {
+    name: 'uws',
+    get inFlight() {
+      return backend.inFlight;
+    },
+    listen: (host, port) => backend.listen(host, port),
+    stopAccepting: () => backend.stopAccepting(),
+    drained: (timeoutMs) => backend.drained(timeoutMs),
+    collect,
+    setLogLevel: (level) => accessLog.setLevel(level),
+    async close() {
+      clearInterval(timer);
+      await backend.close();
+      await local?.close();
+      collect();
+    },
+  };
+}
