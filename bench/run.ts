@@ -40,7 +40,8 @@ import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
 
 const USAGE = `usage: npm run bench -- [options]
   --duration <s>      seconds per measurement (default 10)
-  --rounds <n>        rounds; each measures ceiling and daemon for each scenario (default 3)
+  --rounds <n>        rounds; each measures ceiling and daemon (and in the capture scenarios
+                      the durable floor) for each scenario (default 3)
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
