@@ -77,7 +77,8 @@ function bar(x: (v: number) => number, y: number, h: number, s: Spread, color: s
     out.push(line(x(s.max), mid - 4, x(s.max), mid + 4, 'black'));
   }
   const end = Number.isFinite(s.max) ? Math.max(x(s.median), x(s.max)) : x0;
-  out.push(text(end + 8, mid + 4, label));
+  // A white outline under the value, so a target's dashed line does not run through it.
+  out.push(text(end + 8, mid + 4, label, { stroke: 'white', 'stroke-width': 3, 'paint-order': 'stroke' }));
   return out;
 }
 
