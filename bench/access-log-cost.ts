@@ -20,7 +20,7 @@ import { freePort } from '../test/helpers/free-port.js';
 import { cpuTicks, statFields, TICKS_PER_SECOND } from '../src/util/proc-stat.js';
 import { PERSONS } from './flag-fixtures.js';
 import { wrkScript } from './measure.js';
-import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, writePayloads } from './payloads.js';
+import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, nextCaptureRun, writePayloads } from './payloads.js';
 import { createFlags, FLAGS_PATH, seedPersons } from './seed-flags.js';
 import { personsCaughtUp, ROOT } from './servers.js';
 import { checkWrk, failures, killWrk, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
@@ -205,7 +205,9 @@ async function main(): Promise<void> {
       await sleep(SETTLE_MS);
       const logBefore = statSync(logFile).size;
       const cpuBefore = cpuSeconds(pid);
-      const wrk = await startWrk(`http://127.0.0.1:${d.port}${paths[scenario]}`, wrkScript(scenario), scriptArgs[scenario], settings).done;
+      // Each capture run has its own run number: its distinct ids are new persons.
+      const args = scenario === 'capture' ? [...scriptArgs.capture, nextCaptureRun()] : scriptArgs[scenario];
+      const wrk = await startWrk(`http://127.0.0.1:${d.port}${paths[scenario]}`, wrkScript(scenario), args, settings).done;
       const logBytes = statSync(logFile).size - logBefore;
       await caughtUp(); // the persons its requests made are part of what they cost
       const cpuMicros = ((cpuSeconds(pid) - cpuBefore) * 1e6) / wrk.requests;

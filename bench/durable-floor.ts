@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { writePayloads } from './payloads.js';
+import { nextCaptureRun, writePayloads } from './payloads.js';
 import { spread } from './report.js';
 import { killServers, personsCaughtUp, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
 import { checkWrk, failures, killWrk, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
@@ -41,7 +41,8 @@ type Name = 'ceiling' | 'floor' | 'daemon';
 
 async function run(server: Server, template: string): Promise<WrkResult> {
   const script = path.join(ROOT, 'bench', 'wrk', 'capture.lua');
-  const result = await startWrk(`http://127.0.0.1:${server.port}/capture/`, script, [template], wrk).done;
+  // Each run has its own run number: its distinct ids are new persons.
+  const result = await startWrk(`http://127.0.0.1:${server.port}/capture/`, script, [template, nextCaptureRun()], wrk).done;
   const failed = failures(result);
   if (failed > 0) throw new Error(`${server.name}: ${failed} failed requests (${result.command})`);
   return result;

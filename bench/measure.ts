@@ -4,6 +4,7 @@
  * the requests its route answered, their statuses, and the events it accepted.
  */
 import path from 'node:path';
+import { nextCaptureRun } from './payloads.js';
 import { CpuSampler, memory, type CpuUsage, type Memory } from './proc-sampler.js';
 import {
   personsCaughtUp,
@@ -18,9 +19,22 @@ import {
 } from './servers.js';
 import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runner.js';
 
-export const SCENARIO_NAMES = ['capture', 'batch', 'flags', 'definitions', 'persons', 'persons-paced'] as const;
+export const SCENARIO_NAMES = [
+  'capture',
+  'capture-known',
+  'batch',
+  'flags',
+  'flags-new',
+  'definitions',
+  'persons',
+  'persons-paced',
+] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
-export type Target = 'ceiling' | 'daemon';
+/**
+ * The servers a scenario's rounds measure: the ack-only ceiling, the durable floor (the
+ * ceiling's server with a durable append per body: `capture` scenarios only) and the daemon.
+ */
+export type Target = 'ceiling' | 'floor' | 'daemon';
 
 /** Which `route` labels of hedgerow_http_requests_total a scenario's requests count under. */
 export interface RouteMatch {
@@ -31,6 +45,8 @@ export interface RouteMatch {
 
 export interface Scenario {
   name: ScenarioName;
+  /** What the scenario sends, in words (the report's charts). */
+  title: string;
   /** Path and query wrk requests. */
   path: string;
   script: string;
@@ -50,6 +66,13 @@ export interface Scenario {
   persons?: boolean;
   /** Events/s the load is paced at (`persons-paced`); absent: as fast as the server answers. */
   offeredEventsPerSecond?: number;
+  /** The durable floor takes the load too (the `capture` scenarios). */
+  floor?: boolean;
+  /**
+   * Every run gets its own `run=<n>` (bench/wrk/capture.lua), so that its new distinct ids are
+   * new to the server: wrk's counters start again at 0 in every run.
+   */
+  numberedRuns?: boolean;
 }
 
 /** Longest wait for the person processor to catch up (the route's own maximum). */
@@ -125,8 +148,11 @@ export interface Run {
   problems: string[];
 }
 
+/** The scenarios that share another's wrk script, with their own arguments. */
+const SCRIPT_OF: Partial<Record<ScenarioName, string>> = { 'capture-known': 'capture', 'flags-new': 'flags', 'persons-paced': 'persons' };
+
 export function wrkScript(name: ScenarioName): string {
-  return path.join(ROOT, 'bench', 'wrk', `${name === 'persons-paced' ? 'persons' : name}.lua`);
+  return path.join(ROOT, 'bench', 'wrk', `${SCRIPT_OF[name] ?? name}.lua`);
 }
 
 export async function measure(server: Server, target: Target, scenario: Scenario, settings: WrkSettings, round: number): Promise<Run> {
@@ -143,7 +169,11 @@ export async function measure(server: Server, target: Target, scenario: Scenario
   const before = target === 'daemon' ? await reach(server, () => scrapeCounters(server.port)) : undefined;
   const personsBefore = withPersons ? await reach(server, () => scrapePersons(server.port)) : undefined;
   const url = `http://127.0.0.1:${server.port}${scenario.path}`;
-  const args = target === 'daemon' ? [...scenario.scriptArgs, ...scenario.daemonScriptArgs] : scenario.scriptArgs;
+  const args = [
+    ...scenario.scriptArgs,
+    ...(scenario.numberedRuns ? [nextCaptureRun()] : []),
+    ...(target === 'daemon' ? scenario.daemonScriptArgs : []),
+  ];
   const wrk = startWrk(url, scenario.script, args, settings);
   const sampler = new CpuSampler(() => [server.pid, wrk.child.pid ?? -1]);
   sampler.start();

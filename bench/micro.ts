@@ -37,7 +37,7 @@ const MAX_DECOMPRESSED = 100 * 1024 * 1024;
 const now = new Date().toISOString();
 const batchText = batchBody(now);
 const batchGzip = new Uint8Array(gzipSync(batchText));
-const eventText = captureTemplate(now).replace(DISTINCT_PLACEHOLDER, '000042').replace(UUID_TAIL_PLACEHOLDER, '000000000001');
+const eventText = captureTemplate(now).replace(DISTINCT_PLACEHOLDER, 'person-000042').replace(UUID_TAIL_PLACEHOLDER, '000000000001');
 const eventBytes = new TextEncoder().encode(eventText);
 
 function request(path: string, body: Uint8Array, contentEncoding: string): CaptureRequest {

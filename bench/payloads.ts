@@ -3,7 +3,7 @@
  * `{api_key, batch: [...], sent_at}` of 100 events per `/batch/` request, gzip'd, and for the
  * `persons` scenario several such batches with `$identify` and `$set` events over 100,000 ids.
  * The capture body carries fixed-width placeholders that bench/wrk/capture.lua replaces per
- * request, so every request has its own uuid and a varying distinct_id at the same length.
+ * request, so every request has its own uuid and distinct id at the same length.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,10 +13,13 @@ import { v7 as uuidv7 } from 'uuid';
 export const BENCH_API_KEY = 'phc_hedgerow_bench_key_0001';
 /** The admin's personal API key (HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY): management API and flag definitions. */
 export const BENCH_PERSONAL_API_KEY = 'phx_hedgerow_bench_personal_key_0001';
-/** Replaced by the Lua script with `%04x%08x` (thread, counter): the uuid's last group. */
+/** Replaced by the Lua script with `%02x%02x%08x` (run, thread, counter): the uuid's last group. */
 export const UUID_TAIL_PLACEHOLDER = '@UUIDTAIL@@@';
-/** Replaced by the Lua script with `%06d` (counter modulo 1e6). */
-export const DISTINCT_PLACEHOLDER = '@DIST@';
+/**
+ * Replaced by the Lua script with the whole distinct id, 13 characters: a new one,
+ * `new-%02x%x%06x` (run, thread, counter), or a stored person's `person-NNNNNN`.
+ */
+export const DISTINCT_PLACEHOLDER = '@DISTINCT@@@@';
 export const EVENTS_PER_BATCH = 100;
 
 const LIB = { $lib: 'posthog-node', $lib_version: '5.9.1' };
@@ -48,11 +51,25 @@ export function captureTemplate(timestamp: string): string {
   return JSON.stringify({
     api_key: BENCH_API_KEY,
     event: '$pageview',
-    distinct_id: `user-${DISTINCT_PLACEHOLDER}`,
+    distinct_id: DISTINCT_PLACEHOLDER,
     properties: properties(1),
     timestamp,
     uuid: `${uuid.slice(0, 24)}${UUID_TAIL_PLACEHOLDER}`,
   });
+}
+
+/** Run numbers bench/wrk/capture.lua takes (`run=<n>`): two hex digits of its ids. */
+const CAPTURE_RUNS = 256;
+let captureRuns = 0;
+
+/**
+ * The `run=<n>` argument of the next run of bench/wrk/capture.lua: a number no earlier run of this
+ * process had, so that its new distinct ids and uuids are new to the server too (wrk's counters
+ * start again at 0 in every run).
+ */
+export function nextCaptureRun(): string {
+  if (captureRuns >= CAPTURE_RUNS) throw new Error(`bench/wrk/capture.lua tells at most ${CAPTURE_RUNS} runs' ids apart`);
+  return `run=${captureRuns++}`;
 }
 
 /**

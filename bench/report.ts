@@ -1,6 +1,8 @@
 /**
  * Turns the runs into medians with their spread (min–max over rounds), the daemon/ceiling ratio
- * per round, a saturation verdict, the target checks of the scenarios that ran, and a compact table.
+ * per round (and, for the `capture` scenarios, the daemon against the durable floor: its rate's
+ * ratio and its p99 as a multiple of the floor's), a saturation verdict, the target checks of the
+ * scenarios that ran, and a compact table.
  */
 import type { Memory } from './proc-sampler.js';
 import type { Run, ScenarioName, Target } from './measure.js';
@@ -41,26 +43,89 @@ export function saturation(run: Run): string {
   return run.cpu.machineIdlePct < 10 ? 'all cores busy' : 'none (CPU idle)';
 }
 
+/** Per server: the ceiling and the daemon always, the durable floor in the scenarios it takes. */
+export type PerServer<T> = Record<'ceiling' | 'daemon', T> & { floor?: T };
+
+/** The servers of a summary in the order the report lists them. */
+export function serversOf(s: ScenarioSummary): Target[] {
+  return s.rps.floor ? ['ceiling', 'floor', 'daemon'] : ['ceiling', 'daemon'];
+}
+
+/** `x`'s figure for server `t`, which the summary must have measured (serversOf). */
+export function ofServer<T>(x: PerServer<T>, t: Target): T {
+  const v = x[t];
+  if (v === undefined) throw new Error(`no ${t} runs in this summary`);
+  return v;
+}
+
 export interface ScenarioSummary {
   scenario: ScenarioName;
   eventsPerRequest: number;
   /** Runs the figures use, of all runs: noisy ones are left out while a quiet one remains. */
-  used: Record<Target, { used: number; total: number }>;
-  rps: Record<Target, Spread>;
-  eventsPerSecond: Record<Target, Spread>;
+  used: PerServer<{ used: number; total: number }>;
+  rps: PerServer<Spread>;
+  eventsPerSecond: PerServer<Spread>;
   /** daemon ÷ ceiling, paired by round, over rounds where neither run was noisy (if any). */
   ratio: Spread;
   ratioPairs: { used: number; total: number };
-  p50Ms: Record<Target, Spread>;
-  p99Ms: Record<Target, Spread>;
-  cpu: Record<Target, { serverPct: Spread; mainPct: Spread; busiestOtherPct: Spread; wrkPct: Spread; idlePct: Spread; otherPct: Spread }>;
-  saturation: Record<Target, string[]>;
+  /** The daemon against the durable floor (the scenarios the floor takes). */
+  floor?: FloorSummary;
+  p50Ms: PerServer<Spread>;
+  p99Ms: PerServer<Spread>;
+  cpu: PerServer<{ serverPct: Spread; mainPct: Spread; busiestOtherPct: Spread; wrkPct: Spread; idlePct: Spread; otherPct: Spread }>;
+  saturation: PerServer<string[]>;
   /** Events the daemon accepted beyond wrk's count, per round (requests in flight at the end). */
   slackEvents: number[];
   /** Requests the daemon answered beyond wrk's count, per round (in flight at the end). */
   slackRequests: number[];
   /** The person processor over the daemon runs (`persons` scenario only). */
   persons?: PersonsSummary;
+}
+
+/** One round's daemon run against the same round's floor run. */
+export interface FloorRound {
+  round: number;
+  /** daemon req/s ÷ floor req/s. */
+  ratio: number;
+  /** daemon p99 ÷ floor p99. */
+  p99Multiple: number;
+  /** Neither run was noisy. */
+  quiet: boolean;
+}
+
+export interface FloorSummary {
+  /** Over the rounds where neither run was noisy (if any), like `ratio`. */
+  ratio: Spread;
+  p99Multiple: Spread;
+  pairs: { used: number; total: number };
+  /** floor ÷ ceiling, paired by round: how much of the ceiling a durable acknowledgement leaves. */
+  floorToCeiling: Spread;
+  rounds: FloorRound[];
+}
+
+/** The daemon's run of each round against the floor's (none without floor runs). */
+export function floorRounds(runs: Run[], scenario: ScenarioName): FloorRound[] {
+  const of = (t: Target) => runs.filter((r) => r.scenario === scenario && r.target === t);
+  return of('daemon').flatMap((d) => {
+    const f = of('floor').find((x) => x.round === d.round);
+    if (!f) return [];
+    return [
+      {
+        round: d.round,
+        ratio: d.wrk.requestsPerSecond / f.wrk.requestsPerSecond,
+        p99Multiple: d.wrk.latencyMs.p99 / f.wrk.latencyMs.p99,
+        quiet: !isNoisy(d) && !isNoisy(f),
+      },
+    ];
+  });
+}
+
+/** `round 1 capture: daemon/floor 0.584, p99 1.92× the floor's` for the round's line. */
+export function floorRoundLine(r: FloorRound, scenario: ScenarioName): string {
+  return (
+    `round ${r.round} ${scenario.padEnd(13)} daemon/floor ${r.ratio.toFixed(3)}, p99 ${r.p99Multiple.toFixed(2)}× the floor's` +
+    (r.quiet ? '' : ' [NOISY]')
+  );
 }
 
 export interface PersonsSummary {
@@ -104,21 +169,43 @@ function summarizePersons(runs: Run[]): PersonsSummary | undefined {
 export function summarize(runs: Run[], scenario: ScenarioName, eventsPerRequest: number): ScenarioSummary {
   const all = (t: Target) => runs.filter((r) => r.scenario === scenario && r.target === t);
   const of = (t: Target) => preferQuiet(all(t));
-  const by = <T>(f: (t: Target) => T): Record<Target, T> => ({ ceiling: f('ceiling'), daemon: f('daemon') });
-  const pairs = all('daemon').flatMap((d) => {
-    const c = all('ceiling').find((x) => x.round === d.round);
-    return c ? [{ d, c, quiet: !isNoisy(d) && !isNoisy(c) }] : [];
+  const withFloor = all('floor').length > 0;
+  const by = <T>(f: (t: Target) => T): PerServer<T> => ({
+    ceiling: f('ceiling'),
+    daemon: f('daemon'),
+    ...(withFloor ? { floor: f('floor') } : {}),
   });
-  const quietPairs = pairs.filter((p) => p.quiet);
-  const usedPairs = quietPairs.length > 0 ? quietPairs : pairs;
+  /** Runs of `a` and `b` from the same round; only the quiet pairs while there are any. */
+  const paired = (a: Target, b: Target) => {
+    const pairs = all(a).flatMap((x) => {
+      const y = all(b).find((r) => r.round === x.round);
+      return y ? [{ x, y, quiet: !isNoisy(x) && !isNoisy(y) }] : [];
+    });
+    const quiet = pairs.filter((p) => p.quiet);
+    return { used: quiet.length > 0 ? quiet : pairs, total: pairs.length };
+  };
+  const rate = (r: Run) => r.wrk.requestsPerSecond;
+  const toCeiling = paired('daemon', 'ceiling');
+  const toFloor = paired('daemon', 'floor');
   return {
     scenario,
     eventsPerRequest,
     used: by((t) => ({ used: of(t).length, total: all(t).length })),
-    rps: by((t) => spread(of(t).map((r) => r.wrk.requestsPerSecond))),
-    eventsPerSecond: by((t) => spread(of(t).map((r) => r.wrk.requestsPerSecond * eventsPerRequest))),
-    ratio: spread(usedPairs.map((p) => p.d.wrk.requestsPerSecond / p.c.wrk.requestsPerSecond)),
-    ratioPairs: { used: usedPairs.length, total: pairs.length },
+    rps: by((t) => spread(of(t).map(rate))),
+    eventsPerSecond: by((t) => spread(of(t).map((r) => rate(r) * eventsPerRequest))),
+    ratio: spread(toCeiling.used.map((p) => rate(p.x) / rate(p.y))),
+    ratioPairs: { used: toCeiling.used.length, total: toCeiling.total },
+    ...(withFloor
+      ? {
+          floor: {
+            ratio: spread(toFloor.used.map((p) => rate(p.x) / rate(p.y))),
+            p99Multiple: spread(toFloor.used.map((p) => p.x.wrk.latencyMs.p99 / p.y.wrk.latencyMs.p99)),
+            pairs: { used: toFloor.used.length, total: toFloor.total },
+            floorToCeiling: spread(paired('floor', 'ceiling').used.map((p) => rate(p.x) / rate(p.y))),
+            rounds: floorRounds(runs, scenario),
+          },
+        }
+      : {}),
     p50Ms: by((t) => spread(of(t).map((r) => r.wrk.latencyMs.p50))),
     p99Ms: by((t) => spread(of(t).map((r) => r.wrk.latencyMs.p99))),
     cpu: by((t) => ({
@@ -183,24 +270,32 @@ export function table(summaries: ScenarioSummary[]): string {
   ];
   const rows: string[][] = [head];
   for (const s of summaries) {
-    for (const t of ['ceiling', 'daemon'] as const) {
-      const cpu = s.cpu[t];
+    for (const t of serversOf(s)) {
+      const at = <T>(x: PerServer<T>) => ofServer(x, t);
+      const cpu = at(s.cpu);
+      const used = at(s.used);
       rows.push([
         s.eventsPerRequest > 0 ? `${s.scenario} (${s.eventsPerRequest} ev)` : s.scenario,
         t,
-        `${s.used[t].used}/${s.used[t].total}`,
-        fmt(s.rps[t]),
-        s.eventsPerRequest > 0 ? num(s.eventsPerSecond[t].median) : '-',
-        fmt(s.p50Ms[t], 2),
-        fmt(s.p99Ms[t], 2),
+        `${used.used}/${used.total}`,
+        fmt(at(s.rps)),
+        s.eventsPerRequest > 0 ? num(at(s.eventsPerSecond).median) : '-',
+        fmt(at(s.p50Ms), 2),
+        fmt(at(s.p99Ms), 2),
         `${num(cpu.serverPct.median)} (${num(cpu.mainPct.median)} / ${num(cpu.busiestOtherPct.median)})`,
         num(cpu.wrkPct.median),
         num(cpu.otherPct.median),
         num(cpu.idlePct.median),
-        tally(s.saturation[t]),
+        tally(at(s.saturation)),
       ]);
     }
     rows.push(['', 'ratio', `${s.ratioPairs.used}/${s.ratioPairs.total}`, `${fmt(s.ratio, 3)} daemon/ceiling`]);
+    const f = s.floor;
+    if (f) {
+      const pairs = `${f.pairs.used}/${f.pairs.total}`;
+      rows.push(['', 'ratio', pairs, `${fmt(f.ratio, 3)} daemon/floor`, '', '', `${fmt(f.p99Multiple, 2)}× the floor's`]);
+      rows.push(['', 'ratio', '', `${fmt(f.floorToCeiling, 3)} floor/ceiling`]);
+    }
   }
   const legend =
     `runs: used/measured; a run is left out when other programs used ≥ ${NOISY_OTHER_PCT}% of a core during it ` +
@@ -220,52 +315,90 @@ export interface TargetCheck {
   name: string;
   value: string;
   pass: boolean;
+  /** The scenario it judges (none for the daemon's memory after the run). */
+  scenario?: ScenarioName;
 }
 
 /** The flag targets: requests/s and p99 on this 2-core machine, the 304 path against the ceiling. */
 export const FLAGS_MIN_RPS = 30_000;
 export const FLAGS_MAX_P99_MS = 5;
 export const DEFINITIONS_MIN_RATIO = 0.5;
+/** The `capture` scenarios against the durable floor: the daemon's share of its rate, its p99 as a multiple of the floor's. */
+export const FLOOR_MIN_RATIO = 0.8;
+export const FLOOR_MAX_P99_MULTIPLE = 1.5;
 /** The persons target: the processor keeps up with this many events/s, with this lag p99. */
 export const PERSONS_MIN_EVENTS_PER_SECOND = 100_000;
 export const PERSONS_MAX_LAG_P99_MS = 250;
 /** Share of the target a paced run's count must reach (requests at the edges of wrk's window). */
 const PACED_COUNT_TOLERANCE = 0.98;
 
-/** The targets of the scenarios that ran (capture, batch, memory; flags, definitions; persons), listed in docs/benchmarks.md. */
+/**
+ * The targets of the scenarios that ran (capture and its floor, batch, memory; flags, definitions;
+ * persons), listed in docs/benchmarks.md.
+ */
 export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, pacedEventsPerSecond: number): TargetCheck[] {
   const out: TargetCheck[] = [];
   const of = (name: ScenarioName) => summaries.find((s) => s.scenario === name);
   const capture = of('capture');
   const batch = of('batch');
-  const flags = of('flags');
   const definitions = of('definitions');
   // Judged on the paced run when there is one (does the processor keep up with the offered
   // load?); the saturating run then only reports how far each side gets.
   const paced = of('persons-paced')?.persons;
   const persons = paced ?? of('persons')?.persons;
   if (capture) {
-    out.push({ name: '/capture/ daemon/ceiling ≥ 0.5', value: fmt(capture.ratio, 3), pass: capture.ratio.median >= 0.5 });
-    out.push({ name: '/capture/ p99 < 5 ms', value: `${fmt(capture.p99Ms.daemon, 2)} ms`, pass: capture.p99Ms.daemon.median < 5 });
+    out.push({
+      name: '/capture/ daemon/ceiling ≥ 0.5',
+      value: fmt(capture.ratio, 3),
+      pass: capture.ratio.median >= 0.5,
+      scenario: 'capture',
+    });
+    out.push({
+      name: '/capture/ p99 < 5 ms',
+      value: `${fmt(capture.p99Ms.daemon, 2)} ms`,
+      pass: capture.p99Ms.daemon.median < 5,
+      scenario: 'capture',
+    });
+  }
+  for (const s of summaries) {
+    const f = s.floor;
+    if (!f) continue;
+    out.push({
+      name: `${s.scenario}: daemon/floor ≥ ${FLOOR_MIN_RATIO}`,
+      value: `${fmt(f.ratio, 3)} (${fmt(s.rps.daemon)} req/s)`,
+      pass: f.ratio.median >= FLOOR_MIN_RATIO,
+      scenario: s.scenario,
+    });
+    out.push({
+      name: `${s.scenario}: p99 ≤ ${FLOOR_MAX_P99_MULTIPLE}× the floor's`,
+      value: `${fmt(f.p99Multiple, 2)}× (${fmt(s.p99Ms.daemon, 2)} ms)`,
+      pass: f.p99Multiple.median <= FLOOR_MAX_P99_MULTIPLE,
+      scenario: s.scenario,
+    });
   }
   if (batch) {
     const eps = batch.eventsPerSecond.daemon;
-    out.push({ name: '/batch/ ≥ 400,000 events/s', value: fmt(eps), pass: eps.median >= 400_000 });
+    out.push({ name: '/batch/ ≥ 400,000 events/s', value: fmt(eps), pass: eps.median >= 400_000, scenario: 'batch' });
   }
-  if (flags) {
+  for (const name of ['flags', 'flags-new'] as const) {
+    const flags = of(name);
+    if (!flags) continue;
     out.push({
-      name: `/flags/?v=2 ≥ ${num(FLAGS_MIN_RPS)} req/s`,
+      name: `${name}: /flags/?v=2 ≥ ${num(FLAGS_MIN_RPS)} req/s`,
       value: `${fmt(flags.rps.daemon)} req/s = ${fmt(flags.ratio, 3)} of the ceiling`,
       pass: flags.rps.daemon.median >= FLAGS_MIN_RPS,
+      scenario: name,
     });
     out.push({
-      name: `/flags/?v=2 p99 < ${FLAGS_MAX_P99_MS} ms`,
+      name: `${name}: /flags/?v=2 p99 < ${FLAGS_MAX_P99_MS} ms`,
       value: `${fmt(flags.p99Ms.daemon, 2)} ms (p50 ${fmt(flags.p50Ms.daemon, 2)} ms)`,
       pass: flags.p99Ms.daemon.median < FLAGS_MAX_P99_MS,
+      scenario: name,
     });
   }
   if (definitions) {
     out.push({
+      scenario: 'definitions',
       name: `/flags/definitions 304 daemon/ceiling ≥ ${DEFINITIONS_MIN_RATIO}`,
       value:
         `${fmt(definitions.ratio, 3)} (${fmt(definitions.rps.daemon)} req/s; ` +
@@ -278,6 +411,7 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
     const offered = paced ? ` at ${num(pacedEventsPerSecond)} events/s offered (persons-paced)` : '';
     const scenario = paced ? 'persons-paced' : 'persons';
     out.push({
+      scenario,
       name: `${scenario}: processor ≥ ${num(PERSONS_MIN_EVENTS_PER_SECOND)} events/s${offered}`,
       value:
         `${fmt(persons.processedPerSecond)} events/s during the run, ${fmt(persons.overallPerSecond)} until caught up ` +
@@ -288,6 +422,7 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
         persons.notCaughtUp === 0,
     });
     out.push({
+      scenario,
       name: `${scenario}: processing lag p99 < ${PERSONS_MAX_LAG_P99_MS} ms`,
       value: `${fmt(persons.lagP99Ms, 1)} ms (p50 ${fmt(persons.lagP50Ms, 1)} ms)${caught}`,
       pass: persons.lagP99Ms.median < PERSONS_MAX_LAG_P99_MS && persons.notCaughtUp === 0,

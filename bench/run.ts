@@ -1,16 +1,20 @@
 /**
- * `npm run bench`: the end-to-end benchmark. Starts the ack-only ceiling and the daemon, then for
- * each round drives both with the same wrk settings, back to back (alternating which goes first),
- * for `/capture/` (one event per request), `/batch/` (100 gzip'd events per request), `/flags/?v=2`
- * (random persons of 100,000 against 50 flags), `/flags/definitions` (the 304 of a matching
- * ETag), `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000 ids, with the person
- * processor's rate and lag next to the ingestion rate) and `persons-paced` (the same bodies at a
- * fixed offered rate, 100,000 events/s by default: does the processor keep up with it). The flag
- * scenarios' persons are written into the store before the daemon starts, their
- * flags made through the management API after. Prints medians with their spread, the
- * daemon/ceiling ratio, CPU saturation, the /metrics check, the daemon's memory and the targets
- * of the scenarios that ran. Exits 1 when any run saw errors.
+ * `npm run bench`: the end-to-end benchmark. Starts the ack-only ceiling, the durable floor and
+ * the daemon, then for each round drives them with the same wrk settings, back to back
+ * (alternating which goes first), for `/capture/` (one event per request, every request a new
+ * person), `capture-known` (the same, but most requests from one of the 100,000 stored persons),
+ * `/batch/` (100 gzip'd events per request), `/flags/?v=2` (random persons of 100,000 against
+ * 50 flags), `flags-new` (the same flags for distinct ids no person has), `/flags/definitions`
+ * (the 304 of a matching ETag), `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000
+ * ids, with the person processor's rate and lag next to the ingestion rate) and `persons-paced`
+ * (the same bodies at a fixed offered rate, 100,000 events/s by default: does the processor keep
+ * up with it). The durable floor takes the `capture` scenarios' load only. The stored persons are
+ * written into the store before the daemon starts, the flags made through the management API
+ * after. Prints medians with their spread, the daemon/ceiling ratio (and daemon/floor with the p99
+ * multiple), CPU saturation, the /metrics check, the daemon's memory and the targets of the
+ * scenarios that ran; writes one SVG chart per scenario. Exits 1 when any run saw errors.
  */
+import { execFileSync } from 'node:child_process';
 import { intOption } from './int-option.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,33 +22,51 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PERSONS } from './flag-fixtures.js';
 import { measure, SCENARIO_NAMES, wrkScript, type Run, type Scenario, type ScenarioName, type Target } from './measure.js';
-import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY, EVENTS_PER_BATCH, PERSONS_BODIES, writePayloads, type PayloadFiles } from './payloads.js';
+import {
+  BENCH_API_KEY,
+  BENCH_PERSONAL_API_KEY,
+  EVENTS_PER_BATCH,
+  PERSON_IDS,
+  PERSONS_BODIES,
+  writePayloads,
+  type PayloadFiles,
+} from './payloads.js';
 import { memory, type Memory } from './proc-sampler.js';
-import { isNoisy, personsLines, saturation, saturationNotes, summarize, table, targets } from './report.js';
+import { scenarioChart } from './charts.js';
+import { floorRoundLine, floorRounds, isNoisy, personsLines, saturation, saturationNotes, summarize, table, targets } from './report.js';
 import { createFlags, DEFINITIONS_PATH, FLAGS_PATH, seedPersons, type FlagSetup } from './seed-flags.js';
-import { killServers, ROOT, startAckServer, startDaemon, type Server } from './servers.js';
+import { killServers, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
 import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
 
 const USAGE = `usage: npm run bench -- [options]
   --duration <s>      seconds per measurement (default 10)
-  --rounds <n>        rounds; each measures ceiling and daemon for each scenario (default 3)
+  --rounds <n>        rounds; each measures ceiling and daemon (and in the capture scenarios
+                      the durable floor) for each scenario (default 3)
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
-  --only <scenarios>  comma-separated, of capture, batch, flags, definitions, persons,
-                      persons-paced (default all six: with the default durations about 7
-                      minutes; seeding the 100,000 persons takes about a second)
+  --only <scenarios>  comma-separated, of capture, capture-known, batch, flags, flags-new,
+                      definitions, persons, persons-paced (default all eight: with the default
+                      durations about 11 minutes; seeding the 100,000 persons takes about a second)
+                      capture: POST /capture/, one event per request, each a new person; the
+                      durable floor takes the same load beside the ceiling and the daemon;
+                      capture-known: the same, --known-share % of the requests from one of the
+                      100,000 stored persons, the rest new persons;
                       flags: POST /flags/?v=2, random persons of 100,000, 50 flags;
+                      flags-new: the same, each request a random distinct id no person has;
                       definitions: GET /flags/definitions with a matching If-None-Match (304);
                       persons: POST /batch/ rotating 20 bodies with 10% $identify and 10% $set
                       over 100,000 ids; reports the person processor's events/s and lag
                       (from /metrics) and waits for it to catch up after each daemon run;
                       persons-paced: the same at a fixed offered rate (--persons-rate): the
                       person targets are judged on it (does the processor keep up)
+  --known-share <pct> capture-known: the share of requests from stored persons (default 90)
   --persons-rate <n>  events/s offered in persons-paced (default 100000; wrk paces each of
                       its threads at n / 100 / threads requests/s)
   --sync <mode>       daemon HEDGEROW_SYNC: durable | async | none (default durable)
-  --json              also write bench/results/<timestamp>.json
+  --json              also write the results as JSON, bench.json, beside the charts
+  --charts <dir>      also write the charts into <dir> (e.g. docs/bench); they always go to
+                      bench/results/<timestamp>/<scenario>.svg
   --keep-data         keep the daemon's temporary data directory
   --check-bodies      flags: wrk also checks every answer's body for
                       "errorsWhileComputingFlags":false (by default the daemon's
@@ -67,7 +89,9 @@ function options() {
       threads: { type: 'string', default: '1' },
       warmup: { type: 'string', default: '2' },
       only: { type: 'string' },
+      'known-share': { type: 'string', default: '90' },
       'persons-rate': { type: 'string', default: '100000' },
+      charts: { type: 'string' },
       sync: { type: 'string', default: 'durable' },
       json: { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
@@ -94,15 +118,22 @@ function options() {
     } satisfies WrkSettings,
     rounds: int('rounds', values.rounds, 1),
     personsRate: int('persons-rate', values['persons-rate'], EVENTS_PER_BATCH),
+    knownSharePct: knownShare(int('known-share', values['known-share'], 0)),
     warmup: int('warmup', values.warmup, 0),
     // In the canonical order, each once, whatever order --only gave them in.
     scenarios: SCENARIO_NAMES.filter((n) => only === undefined || only.includes(n)),
     sync: values.sync,
     json: values.json,
+    chartsDir: values.charts === undefined ? undefined : path.resolve(values.charts),
     keepData: values['keep-data'],
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     checkBodies: values['check-bodies'],
   };
+}
+
+function knownShare(pct: number): number {
+  if (pct > 100) throw new Error(`--known-share is a percentage, 0 … 100; got ${pct}\n${USAGE}`);
+  return pct;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -113,28 +144,70 @@ function scenariosOf(
   payload: PayloadFiles,
   flagSetup: FlagSetup | undefined,
   paced: { eventsPerSecond: number; threads: number },
+  knownSharePct: number,
   checkBodies: boolean,
 ): Map<ScenarioName, Scenario> {
   const capture = { label: 'capture:', match: 'prefix' } as const;
+  const flagsRoute = { label: 'flags', match: 'exact' } as const;
+  const flagsCheck = checkBodies ? ['check'] : [];
   const build = (name: ScenarioName): Scenario => {
     const common = { name, script: wrkScript(name), daemonScriptArgs: [] as string[], status: '200' };
     switch (name) {
       case 'capture':
-        return { ...common, path: '/capture/', scriptArgs: [payload.captureTemplate], eventsPerRequest: 1, route: capture };
+        return {
+          ...common,
+          title: 'POST /capture/, 1 posthog-node event per request, each a new person',
+          path: '/capture/',
+          scriptArgs: [payload.captureTemplate],
+          eventsPerRequest: 1,
+          route: capture,
+          floor: true,
+          numberedRuns: true,
+        };
+      case 'capture-known':
+        return {
+          ...common,
+          title: `POST /capture/, 1 event per request, ${knownSharePct}% from ${PERSONS.toLocaleString('en-US')} stored persons`,
+          path: '/capture/',
+          scriptArgs: [payload.captureTemplate, `known=${PERSONS},${knownSharePct}`],
+          eventsPerRequest: 1,
+          route: capture,
+          floor: true,
+          numberedRuns: true,
+        };
       case 'batch':
-        return { ...common, path: '/batch/', scriptArgs: [payload.batchGzip], eventsPerRequest: EVENTS_PER_BATCH, route: capture };
+        return {
+          ...common,
+          title: `POST /batch/, ${EVENTS_PER_BATCH} posthog-node events per request, gzip`,
+          path: '/batch/',
+          scriptArgs: [payload.batchGzip],
+          eventsPerRequest: EVENTS_PER_BATCH,
+          route: capture,
+        };
       case 'flags':
         return {
           ...common,
+          title: `POST /flags/?v=2, 50 flags, random persons of ${PERSONS.toLocaleString('en-US')} stored`,
           path: FLAGS_PATH,
           scriptArgs: [BENCH_API_KEY, String(PERSONS)],
-          daemonScriptArgs: checkBodies ? ['check'] : [],
+          daemonScriptArgs: flagsCheck,
           eventsPerRequest: 0,
-          route: { label: 'flags', match: 'exact' },
+          route: flagsRoute,
+        };
+      case 'flags-new':
+        return {
+          ...common,
+          title: 'POST /flags/?v=2, 50 flags, a random distinct id no person has per request',
+          path: FLAGS_PATH,
+          scriptArgs: [BENCH_API_KEY, 'new'],
+          daemonScriptArgs: flagsCheck,
+          eventsPerRequest: 0,
+          route: flagsRoute,
         };
       case 'persons':
         return {
           ...common,
+          title: `POST /batch/, 20% $identify/$set over ${PERSON_IDS.toLocaleString('en-US')} ids, as fast as answered`,
           path: '/batch/',
           scriptArgs: payload.personsGzip,
           eventsPerRequest: EVENTS_PER_BATCH,
@@ -145,6 +218,7 @@ function scenariosOf(
         const perThread = paced.eventsPerSecond / EVENTS_PER_BATCH / paced.threads;
         return {
           ...common,
+          title: `the persons scenario's bodies offered at ${paced.eventsPerSecond.toLocaleString('en-US')} events/s`,
           path: '/batch/',
           scriptArgs: [`rate=${perThread}`, ...payload.personsGzip],
           eventsPerRequest: EVENTS_PER_BATCH,
@@ -157,6 +231,7 @@ function scenariosOf(
         if (!flagSetup) throw new Error('the definitions scenario needs the flag setup');
         return {
           ...common,
+          title: 'GET /flags/definitions with a matching If-None-Match (304)',
           path: DEFINITIONS_PATH,
           scriptArgs: [BENCH_PERSONAL_API_KEY, flagSetup.etag],
           eventsPerRequest: 0,
@@ -182,7 +257,11 @@ async function main(): Promise<number> {
     });
   }
   const payload = writePayloads(work);
-  const withFlags = opts.scenarios.includes('flags') || opts.scenarios.includes('definitions');
+  const selected = (...names: ScenarioName[]) => names.some((n) => opts.scenarios.includes(n));
+  const withFlags = selected('flags', 'flags-new', 'definitions');
+  // capture-known's stored persons are the flag scenarios' (flags' evaluation check needs them too).
+  const withPersons = withFlags || selected('capture-known');
+  const withFloor = selected('capture', 'capture-known');
   const passedEnv = [
     'HEDGEROW_WORKERS',
     'HEDGEROW_HTTP_THREADS',
@@ -207,11 +286,15 @@ async function main(): Promise<number> {
   const servers: Server[] = [];
   const runs: Run[] = [];
   let mem: Memory | undefined;
+  const startedAt = new Date();
   try {
     const ceiling = await startAckServer();
     servers.push(ceiling);
+    // The durable floor, as `npm run bench:floor` starts it: its own store beside the daemon's.
+    const floor = withFloor ? await startDurableAckServer(path.join(work, 'floor')) : undefined;
+    if (floor) servers.push(floor);
     const nodeArgs = opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [];
-    if (withFlags) {
+    if (withPersons) {
       const seeded = await seedPersons(dataDir);
       console.log(`seeded ${seeded.persons.toLocaleString('en-US')} persons into the store in ${(seeded.ms / 1000).toFixed(1)} s`);
     }
@@ -230,25 +313,33 @@ async function main(): Promise<number> {
       payload,
       flagSetup,
       { eventsPerSecond: opts.personsRate, threads: opts.wrk.threads },
+      opts.knownSharePct,
       opts.checkBodies,
     );
     const scenario = (name: ScenarioName) => scenarios.get(name) as Scenario;
-    const targetsOf: Record<Target, Server> = { ceiling, daemon };
+    const serverOf = (t: Target): Server => {
+      const server = { ceiling, floor, daemon }[t];
+      if (!server) throw new Error(`no ${t} server was started`);
+      return server;
+    };
+    /** The servers a scenario measures, in the order of odd rounds (even rounds reverse it). */
+    const targetsOf = (name: ScenarioName): Target[] => (scenario(name).floor ? ['ceiling', 'floor', 'daemon'] : ['ceiling', 'daemon']);
 
     if (opts.warmup > 0) {
       for (const name of opts.scenarios) {
-        for (const t of ['ceiling', 'daemon'] as const) {
-          const w = await measure(targetsOf[t], t, scenario(name), { ...opts.wrk, durationSeconds: opts.warmup }, 0);
+        for (const t of targetsOf(name)) {
+          const w = await measure(serverOf(t), t, scenario(name), { ...opts.wrk, durationSeconds: opts.warmup }, 0);
           if (w.problems.length > 0) throw new Error(`warm-up of ${t} ${name} failed: ${w.problems.join('; ')}`);
         }
       }
     }
     for (let round = 1; round <= opts.rounds; round++) {
       for (const name of opts.scenarios) {
-        const order: Target[] = round % 2 === 1 ? ['ceiling', 'daemon'] : ['daemon', 'ceiling'];
+        const order = targetsOf(name);
+        if (round % 2 === 0) order.reverse();
         for (const t of order) {
           await sleep(SETTLE_MS);
-          const run = await measure(targetsOf[t], t, scenario(name), opts.wrk, round);
+          const run = await measure(serverOf(t), t, scenario(name), opts.wrk, round);
           runs.push(run);
           const line =
             `round ${round} ${name.padEnd(13)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
@@ -265,6 +356,7 @@ async function main(): Promise<number> {
           console.log(line);
           for (const p of run.problems) console.error(`  ERROR: ${p}`);
         }
+        for (const r of floorRounds(runs, name).filter((x) => x.round === round)) console.log(floorRoundLine(r, name));
       }
     }
     mem = memory(daemon.pid);
@@ -282,6 +374,14 @@ async function main(): Promise<number> {
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem, opts.personsRate);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
+  for (const s of summaries) {
+    const rounds = s.floor?.rounds ?? [];
+    if (rounds.length === 0) continue;
+    console.log(
+      `${s.scenario}: daemon/floor per round ${rounds.map((r) => r.ratio.toFixed(3)).join(', ')}; ` +
+        `p99 × the floor's ${rounds.map((r) => r.p99Multiple.toFixed(2)).join(', ')}`,
+    );
+  }
   for (const l of personsLines(summaries)) console.log(l);
   for (const n of saturationNotes(summaries)) console.log(n);
   for (const s of summaries) {
@@ -289,14 +389,35 @@ async function main(): Promise<number> {
       s.eventsPerRequest > 0 ? `accepted ${s.slackEvents.join(', ')} events` : `answered ${s.slackRequests.join(', ')} requests`;
     console.log(`${s.scenario}: daemon ${slack} beyond wrk's count per round (in flight at the end)`);
   }
-  const wrkCommands = [...new Set(runs.map((r) => r.wrk.command))];
+  // One line per command, whatever run number capture.lua was given.
+  const wrkCommands = [...new Set(runs.map((r) => r.wrk.command.replace(/ run=\d+/, ' run=<n>')))];
   console.log(`\ncommand: ${command}\nwrk: ${wrkCommands.join('\n     ')}`);
 
   const problems = runs.flatMap((r) => r.problems.map((p) => `round ${r.round} ${r.scenario} ${r.target}: ${p}`));
-  if (opts.json) {
-    const dir = path.join(ROOT, 'bench', 'results');
+  const resultsDir = path.join(ROOT, 'bench', 'results', startedAt.toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(resultsDir, { recursive: true });
+  const measured = measuredAt(startedAt);
+  const load = `${opts.rounds} round${opts.rounds === 1 ? '' : 's'} of ${opts.wrk.durationSeconds} s, wrk -t${opts.wrk.threads} -c${opts.wrk.connections}`;
+  for (const dir of [resultsDir, ...(opts.chartsDir ? [opts.chartsDir] : [])]) {
     mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    for (const s of summaries) {
+      const chart = scenarioChart(
+        s,
+        checks.filter((c) => c.scenario === s.scenario),
+        {
+          title: scenarios.get(s.scenario)?.title ?? s.scenario,
+          measured,
+          load,
+          failedRuns: runs.filter((r) => r.scenario === s.scenario && r.problems.length > 0).length,
+        },
+      );
+      writeFileSync(path.join(dir, `${s.scenario}.svg`), chart);
+    }
+  }
+  const where = (dir: string) => path.relative(process.cwd(), dir) || '.';
+  console.log(`charts: ${where(resultsDir)}/<scenario>.svg${opts.chartsDir ? ` and ${where(opts.chartsDir)}/<scenario>.svg` : ''}`);
+  if (opts.json) {
+    const file = path.join(resultsDir, 'bench.json');
     const machine = { cores: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, wrk: wrkVersion };
     const flags = flagSetup && {
       persons: PERSONS,
@@ -307,15 +428,27 @@ async function main(): Promise<number> {
     };
     writeFileSync(
       file,
-      `${JSON.stringify({ command, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`,
+      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`,
     );
-    console.log(`results: ${path.relative(ROOT, file)}`);
+    console.log(`results: ${where(file)}`);
   }
   if (problems.length > 0) {
     console.error(`\nFAILED: ${problems.length} run(s) saw errors; their rates are not valid:\n  ${problems.join('\n  ')}`);
     return 1;
   }
   return 0;
+}
+
+/** `2026-11-29, commit 982a8be` (with `and changes not committed` when the work tree differs). */
+function measuredAt(at: Date): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  let commit: string;
+  try {
+    commit = `commit ${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') === '' ? '' : ' and changes not committed'}`;
+  } catch {
+    commit = 'commit unknown (no git)';
+  }
+  return `${at.toISOString().slice(0, 10)}, ${commit}`;
 }
 
 /** `main 13% http-1 4% … other 35%`: the daemon's named threads in a fixed order, then the rest. */

@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { BENCH_API_KEY, BENCH_PERSONAL_API_KEY } from './payloads.js';
 import { memory } from './proc-sampler.js';
 import { killServers, ROOT, startDaemon } from './servers.js';
+import { COLORS, legend, line, polyline, svgDocument, text } from './svg.js';
 
 const USAGE = `usage: npm run soak -- [options]
   --minutes <n>            length of the run (default 36: its second half starts after the ~13-minute warm-up)
@@ -313,37 +314,37 @@ function plot(samples: Sample[], o: { minutes: number; rate: number; flagsRate: 
   const top = 40;
   const bottom = 40;
   const series: Array<{ name: string; color: string; value: (s: Sample) => number }> = [
-    { name: 'resident', color: '#1f77b4', value: (s) => s.rssMiB },
-    { name: 'anonymous', color: '#d62728', value: (s) => s.anonMiB },
-    { name: 'file-backed', color: '#2ca02c', value: (s) => s.fileMiB },
-    { name: 'data file', color: '#9467bd', value: (s) => s.dataFileMiB },
+    { name: 'resident', color: COLORS.blue, value: (s) => s.rssMiB },
+    { name: 'anonymous', color: COLORS.red, value: (s) => s.anonMiB },
+    { name: 'file-backed', color: COLORS.green, value: (s) => s.fileMiB },
+    { name: 'data file', color: COLORS.purple, value: (s) => s.dataFileMiB },
   ];
   const maxY = Math.max(1, ...samples.flatMap((s) => series.map((x) => x.value(s)))) * 1.1;
   const x = (minute: number) => left + (minute / o.minutes) * (W - left - right);
   const y = (v: number) => H - bottom - (v / maxY) * (H - top - bottom);
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="12">`,
-    `<title>Soak samples: resident, anonymous and file-backed memory and the data file, in MiB over minutes</title>`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${left}" y="20" font-size="14">Soak: ${o.rate} events/s, ${o.flagsRate} /flags/s, retention ${o.retentionMinutes} min (MiB over minutes)</text>`,
-    `<line x1="${left}" y1="${H - bottom}" x2="${W - right}" y2="${H - bottom}" stroke="black"/>`,
-    `<line x1="${left}" y1="${top}" x2="${left}" y2="${H - bottom}" stroke="black"/>`,
-  ];
+  const out: string[] = [line(left, H - bottom, W - right, H - bottom, 'black'), line(left, top, left, H - bottom, 'black')];
   for (let i = 0; i <= 4; i++) {
     const v = (maxY / 4) * i;
-    out.push(`<text x="${left - 6}" y="${y(v) + 4}" text-anchor="end">${v.toFixed(0)}</text>`);
-    out.push(`<line x1="${left}" y1="${y(v)}" x2="${W - right}" y2="${y(v)}" stroke="#eee"/>`);
+    out.push(text(left - 6, y(v) + 4, v.toFixed(0), { 'text-anchor': 'end' }));
+    out.push(line(left, y(v), W - right, y(v), '#eee'));
     const m = (o.minutes / 4) * i;
-    out.push(`<text x="${x(m)}" y="${H - bottom + 16}" text-anchor="middle">${m.toFixed(0)}</text>`);
+    out.push(text(x(m), H - bottom + 16, m.toFixed(0), { 'text-anchor': 'middle' }));
   }
-  series.forEach((s, i) => {
-    const points = samples.map((p) => `${x(p.minute).toFixed(1)},${y(s.value(p)).toFixed(1)}`).join(' ');
-    out.push(`<polyline fill="none" stroke="${s.color}" stroke-width="2" points="${points}"/>`);
-    out.push(`<rect x="${W - right + 12}" y="${top + i * 20}" width="12" height="12" fill="${s.color}"/>`);
-    out.push(`<text x="${W - right + 30}" y="${top + i * 20 + 10}">${s.name}</text>`);
-  });
-  out.push('</svg>');
-  return `${out.join('\n')}\n`;
+  for (const s of series) {
+    const points = samples.map((p): [number, number] => [x(p.minute), y(s.value(p))]);
+    out.push(polyline(points, s.color));
+  }
+  out.push(...legend(W - right + 12, top, series));
+  return svgDocument(
+    {
+      width: W,
+      height: H,
+      title: 'Soak samples: resident, anonymous and file-backed memory and the data file, in MiB over minutes',
+      heading: `Soak: ${o.rate} events/s, ${o.flagsRate} /flags/s, retention ${o.retentionMinutes} min (MiB over minutes)`,
+      headingX: left,
+    },
+    out,
+  );
 }
 
 process.on('SIGINT', () => {

@@ -1,8 +1,9 @@
--- POSTs `/flags/?v=2` for a random seeded person per request, as posthog-node's getAllFlags does.
--- Usage: wrk ... -s flags.lua <url> -- <project token> <persons> [check]
--- The body is {"token":"…","distinct_id":"person-NNNNNN"}: the id is drawn uniformly from
--- 0 … persons-1 (math.random, seeded per thread) and has a fixed width, so every body differs
--- and none changes length.
+-- POSTs `/flags/?v=2` for a random distinct id per request, as posthog-node's getAllFlags does.
+-- Usage: wrk ... -s flags.lua <url> -- <project token> <persons | new> [check]
+-- The body is {"token":"…","distinct_id":"…"} with a 13-character id, so every body differs and
+-- none changes length: with <persons>, a seeded person's `person-NNNNNN`, drawn uniformly from
+-- 0 … persons-1; with `new`, `anon-XXXXXXXX` (31 random bits in hex), a distinct id no scenario
+-- stores. Random numbers come from math.random, seeded per thread.
 -- With `check` (daemon runs only: the ceiling answers {"status":1}) every answer must be a 200
 -- whose body says "errorsWhileComputingFlags":false; others count as `wrong` (report.lua). The
 -- daemon answers a timed-out evaluation with a flag-less 200 and errorsWhileComputingFlags true,
@@ -11,8 +12,9 @@
 -- the check costs wrk ~7 µs of CPU per request (reading each ~13 KB body into Lua).
 dofile(debug.getinfo(1, 'S').source:sub(2):match('(.*/)') .. 'report.lua')
 
-local DISTINCT = '@DIST@'
-local head, tail, persons = nil, nil, 0
+local DISTINCT = '@DISTINCT@@@@'
+local USAGE = 'usage: flags.lua -- <project token> <persons | new> [check]'
+local head, tail, persons = nil, nil, nil
 
 local OK_MARKER = '"errorsWhileComputingFlags":false'
 wrong = 0
@@ -22,11 +24,13 @@ local function check(status, headers, body)
 end
 
 function init(args)
-  local token = assert(args[1], 'usage: flags.lua -- <project token> <persons>')
-  persons = assert(tonumber(args[2]), 'usage: flags.lua -- <project token> <persons>')
-  assert(persons >= 1 and persons <= 1000000, 'persons must be 1 … 1,000,000 (six digits)')
+  local token = assert(args[1], USAGE)
+  if args[2] ~= 'new' then
+    persons = assert(tonumber(args[2]), USAGE)
+    assert(persons >= 1 and persons <= 1000000, 'persons must be 1 … 1,000,000 (six digits)')
+  end
   math.randomseed(os.time() * 1000 + (thread_no or 0) * 7919)
-  local body = '{"token":"' .. token .. '","distinct_id":"person-' .. DISTINCT .. '"}'
+  local body = '{"token":"' .. token .. '","distinct_id":"' .. DISTINCT .. '"}'
   local req = wrk.format('POST', nil, { ['Content-Type'] = 'application/json' }, body)
   local at = assert(req:find(DISTINCT, 1, true))
   head, tail = req:sub(1, at - 1), req:sub(at + #DISTINCT)
@@ -35,5 +39,6 @@ function init(args)
 end
 
 function request()
-  return head .. string.format('%06d', math.random(0, persons - 1)) .. tail
+  if persons then return head .. string.format('person-%06d', math.random(0, persons - 1)) .. tail end
+  return head .. string.format('anon-%08x', math.random(0, 0x7fffffff)) .. tail
 end
