@@ -16,8 +16,10 @@ import type { ForwardedRequest, FromThread, HttpThreadSetup, ToThread } from '..
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
+import { collectWhenQuiet, QUIET_COLLECTION } from '../src/util/heap-release.js';
 
 announceThread('http');
+collectWhenQuiet(QUIET_COLLECTION);
 const setup = workerData as HttpThreadSetup;
 const port = parentPort!;
 const send = (m: FromThread) => port.postMessage(m);

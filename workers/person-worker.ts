@@ -19,11 +19,13 @@ import { openStore } from '../src/store/open-store.js';
 import { pruneSlice } from '../src/store/event-retention.js';
 import { PRUNE_SLICE_BLOCKS, RetentionSchedule } from '../src/processing/retention-schedule.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
+import { collectWhenQuiet, QUIET_COLLECTION } from '../src/util/heap-release.js';
 
 const IDLE_POLL_MS = 250;
 /** Persons read into the blast radius tables between two batches (~50–100 ms of work). */
 const WARM_UP_SLICE = 20_000;
 announceThread('person-processor');
+collectWhenQuiet(QUIET_COLLECTION);
 const setup = workerData as ProcessorSetup;
 const port = parentPort!;
 const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });

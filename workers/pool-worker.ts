@@ -18,7 +18,7 @@ import { openStore } from '../src/store/open-store.js';
 import type { ScanPacing } from '../src/store/scan-in-slices.js';
 import { GroupReader } from '../src/store/group-store.js';
 import { PersonReader } from '../src/store/person-store.js';
-import { heapRelease } from '../src/util/heap-release.js';
+import { collectWhenQuiet, heapRelease, QUIET_COLLECTION } from '../src/util/heap-release.js';
 import { lowerThreadPriority } from '../src/util/thread-priority.js';
 import { announceThread } from '../src/observability/thread-cpu.js';
 
@@ -39,6 +39,7 @@ const groups = new GroupReader(dbs);
  * once one has grown the heap by this much, a full collection gives it back (src/util/heap-release.ts).
  */
 const release = heapRelease({ growthBytes: 64 * 1024 * 1024, idleMs: 100, minIntervalMs: 1000 });
+collectWhenQuiet(QUIET_COLLECTION);
 /**
  * Starts a read of a whole table: from a fresh snapshot, so that it sees every commit made before
  * the request (an acknowledged event is listed at once; this thread's read transaction can

@@ -11,6 +11,7 @@ import { packageVersion } from '../config/package-version.js';
 import type { Daemon } from '../daemon.js';
 import { createLogger, logUncaughtErrors, setLogLevel } from '../observability/logger.js';
 import { dataDirProblem } from '../store/data-dir.js';
+import { collectWhenQuiet, QUIET_COLLECTION } from '../util/heap-release.js';
 import { addConfigFlags, commandEnv, configFlags } from './config-flags.js';
 import { firstStartBanner } from './first-start-banner.js';
 import { connectHost } from './service-commands.js';
@@ -89,6 +90,8 @@ export function addServeCommand(program: Command): void {
       exitWithStartFailure(err, log);
     }
     if (requested !== undefined) stop(requested);
+    // The daemon's own thread, as its worker threads do: garbage is given back once quiet.
+    collectWhenQuiet(QUIET_COLLECTION);
     const running = daemon;
     const url = `http://${connectHost(config.host)}:${running.port}`;
     void running.ready.then((keys) => {

@@ -11,6 +11,7 @@ import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
+import { THREAD_RESOURCE_LIMITS } from '../util/thread-heap.js';
 import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
 import { StartError } from '../start-error.js';
@@ -105,6 +106,7 @@ class FrontThread {
     this.inFlightCount = new Int32Array(inFlight);
     this.worker = new Worker(fileURLToPath(opts.threadScript ?? THREAD_SCRIPT), {
       workerData: { ...setup, inFlight } satisfies HttpThreadSetup,
+      resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
     this.started = new Promise<void>((resolve, reject) => {

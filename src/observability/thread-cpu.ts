@@ -53,7 +53,6 @@ function statTicks(path: string): number | undefined {
 export class ThreadCpu {
   /** tid → name; the main thread's is known at once. */
   private readonly names = new Map<number, string>();
-  private readonly started = new Map<string, number>();
   private readonly channel = new BroadcastChannel(CHANNEL);
 
   /** Must exist before the threads start: announcements made before it are not kept. */
@@ -63,14 +62,27 @@ export class ThreadCpu {
     this.channel.onmessage = (e: unknown) => {
       const m = (e as { data?: unknown }).data as { role?: unknown; tid?: unknown } | undefined;
       if (typeof m?.role !== 'string' || !ROLES.has(m.role) || typeof m.tid !== 'number' || this.names.has(m.tid)) return;
-      const n = (this.started.get(m.role) ?? 0) + 1;
-      this.started.set(m.role, n);
-      const thread = `${m.role}-${n}`;
+      const thread = `${m.role}-${this.freeNumber(m.role)}`;
       this.names.set(m.tid, thread);
       onThread?.(thread, m.tid);
     };
     // Never what keeps the daemon running.
     this.channel.unref();
+  }
+
+  /**
+   * The lowest number no running thread of `role` has: a thread started again in place of one that
+   * ended (the pool's, after an idle spell) takes its name, so that names stay few.
+   */
+  private freeNumber(role: string): number {
+    const taken = new Set<string>();
+    for (const [tid, thread] of this.names) {
+      if (statTicks(`/proc/self/task/${tid}/stat`) === undefined) this.names.delete(tid);
+      else taken.add(thread);
+    }
+    let n = 1;
+    while (taken.has(`${role}-${n}`)) n++;
+    return n;
   }
 
   /** CPU seconds of each named thread still running, and `other` for the rest of the process. */

@@ -4,6 +4,7 @@
  * which lets a caller wait until every event committed so far has been applied), and stops it.
  */
 import { fileURLToPath } from 'node:url';
+import { THREAD_RESOURCE_LIMITS } from '../util/thread-heap.js';
 import { Worker } from 'node:worker_threads';
 import type { EventKey } from '../store/open-store.js';
 import type { BatchReport } from './person-processor.js';
@@ -67,6 +68,7 @@ export class PersonProcessorThread {
     const ring = new HandOffRing();
     const worker = new Worker(fileURLToPath(new URL('../../workers/person-worker.js', import.meta.url)), {
       workerData: { ...setup, handOffRing: ring.buffer } satisfies ProcessorSetup,
+      resourceLimits: THREAD_RESOURCE_LIMITS,
     });
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err);

@@ -1,8 +1,9 @@
 /**
- * uWS in two front-end threads on a port given by number (as `npm start` runs it; tests elsewhere
- * use port 0, which one thread serves): `/flags` and the flag definitions are answered in the
- * threads themselves, alike whichever thread a connection lands on, and counted in `/metrics`;
- * every other route is forwarded to the daemon's thread, capture's client address included.
+ * uWS in two front ends, the main thread and a front-end thread, on a port given by number (as
+ * `npm start` runs it; tests elsewhere use port 0, which the main thread serves alone): `/flags`
+ * and the flag definitions are answered in the front ends themselves, alike whichever one a
+ * connection lands on, and counted in `/metrics`; every other route is forwarded to, or run on,
+ * the daemon's thread, capture's client address included.
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,10 +27,12 @@ describe('uWS front-end threads on a port given by number', () => {
     d = await startDaemon({ backend: 'uws', env: { HEDGEROW_PORT: String(await freePort()), HEDGEROW_HTTP_THREADS: '2' } });
   });
 
-  it('serves from two threads, as its startup log says', () => {
+  it('serves from two threads, as its startup log says: the main thread and http-1', async () => {
     const listening = d.records().find((r) => r.msg?.startsWith('listening on'));
     expect(listening).toMatchObject({ http_backend: 'uws', http_threads: 2, port: d.port });
     expect(listening?.msg).toMatch(/uWebSockets\.js \(native\) backend in 2 threads$/);
+    const threads = [...(await send(d, '/metrics')).text.matchAll(/^hedgerow_thread_cpu_seconds_total\{thread="(http-\d+)"/gm)];
+    expect(threads.map((m) => m[1])).toEqual(['http-1']);
   });
 
   it('answers /flags in the threads, alike on every connection, and counts each answer', async () => {

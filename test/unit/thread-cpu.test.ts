@@ -56,9 +56,15 @@ describe('thread CPU time by role', () => {
     expect(sample.every((t) => t.seconds >= 0)).toBe(true);
 
     // A thread that ended leaves the list; its time stays in the process's, so in `other`.
-    const pools = () => cpu!.sample().filter((t) => t.thread.startsWith('pool-')).length;
+    const pools = () => cpu!.sample().filter((t) => t.thread.startsWith('pool-'));
     await started.splice(0, 1)[0]!.terminate();
-    await until(() => pools() === 1);
-    expect(pools()).toBe(1);
+    await until(() => pools().length === 1);
+    expect(pools()).toHaveLength(1);
+    const endedName = pools()[0]?.thread === 'pool-1' ? 'pool-2' : 'pool-1';
+
+    // A thread started in place of one that ended takes its name (the pool's, after an idle spell).
+    started.push(startThread('pool', 0));
+    await until(() => announced.length >= 4);
+    expect(announced[3]?.[0]).toBe(endedName);
   });
 });
