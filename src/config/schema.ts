@@ -144,7 +144,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'integer',
     int(0, 256),
     'an integer between 0 and 256 (0 = one per core)',
-    'Worker threads that decode and validate captured events (and evaluate flags on the node:http backend); 0 = one per core.',
+    'Worker threads that decode and validate captured events (and evaluate flags on the node:http backend); 0 = one per core. They start on demand and end after 30 s with nothing to do.',
   ),
   setting(
     'logLevel',
@@ -165,7 +165,7 @@ export const SETTINGS: readonly SettingSpec[] = Object.freeze([
     'integer',
     int(0, 64),
     'an integer between 0 and 64 (0 = one per core)',
-    'Threads that serve HTTP with uWebSockets.js on the one port, each answering flag requests itself; 0 = one per core. Ignored by the node:http backend.',
+    "Front ends that serve HTTP with uWebSockets.js on the one port, each answering flag requests itself: the daemon's main thread and `N − 1` threads; 0 = one per core. Ignored by the node:http backend.",
   ),
   setting(
     'maxBodyBytes',
