@@ -423,7 +423,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
         dataDir: config.dataDir,
         nodeName: config.nodeName,
         log,
-        runAdmin: clusterAdminRunner(dbs, config),
+        runAdmin: await clusterAdminRunner(dbs, config),
       },
       (err) => {
         if (readiness !== 'stopping') fatalError(err);
