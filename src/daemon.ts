@@ -43,8 +43,6 @@ import { IngestPipeline } from './ingest/ingest-pipeline.js';
 import { addProcessingRoutes } from './http/routes/processing-routes.js';
 import type { EventKey } from './store/open-store.js';
 import { type BootstrapResult, bootstrapIfEmpty, CREDENTIALS_FILE } from './store/bootstrap.js';
-import { joinCluster } from './cluster/join-cluster.js';
-import { clusterAdminRunner } from './cli/cluster-admin-runner.js';
 import {
   type FirstStartKeys,
   forgetGeneratedKeys,
@@ -69,8 +67,6 @@ import { type MetricsServer, startMetricsServer } from './http/metrics-server.js
 import { requestHandler, tooLargeHandler } from './http/handle-request.js';
 import { DiskReserve } from './store/disk-reserve.js';
 import { createStoreServices } from './store/services.js';
-import { ClusterNode, clusterServers } from './cluster/cluster-node.js';
-import { createClusterMetrics } from './observability/cluster-metrics.js';
 import { StreamEventLog, streamPosition } from './store/stream-event-log.js';
 import type { HashKeyWrite } from './store/hash-key-override-store.js';
 
@@ -100,6 +96,7 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Readonly<Config>, log: Logger, opts: DaemonOptions): Promise<Daemon> {
+  const clusterMode = config.clusterNats === '' ? undefined : await loadClusterMode();
   const dataDirLock = await lockDataDir(config.dataDir);
   let dbs: StoreDatabases;
   try {
@@ -133,18 +130,23 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   }
 
   const metrics = createMetrics();
-  const cluster =
-    config.clusterNats === ''
+  const clustering =
+    clusterMode === undefined
       ? undefined
-      : new ClusterNode({
-          servers: clusterServers(config.clusterNats),
-          nodeName: config.nodeName,
-          replicas: config.clusterReplicas,
-          streamMaxAgeHours: config.clusterStreamMaxAgeHours,
-          publishTimeoutMs: config.clusterPublishTimeoutMs,
-          metrics: createClusterMetrics(metrics.registry, config.nodeName),
-          log,
-        });
+      : {
+          node: new clusterMode.ClusterNode({
+            servers: clusterMode.clusterServers(config.clusterNats),
+            nodeName: config.nodeName,
+            replicas: config.clusterReplicas,
+            streamMaxAgeHours: config.clusterStreamMaxAgeHours,
+            publishTimeoutMs: config.clusterPublishTimeoutMs,
+            metrics: clusterMode.createClusterMetrics(metrics.registry, config.nodeName),
+            log,
+          }),
+          join: clusterMode.joinCluster,
+          runAdmin: await clusterMode.clusterAdminRunner(dbs, config),
+        };
+  const cluster = clustering?.node;
   const reserve = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes });
   // Also listens for lmdb-js's orphaned commit rejections until released (after the store closes).
   const storeWatch = watchStoreWrites(dbs, reserve, metrics, log);
@@ -408,38 +410,40 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   const fatal = new Promise<Error>((resolve) => {
     fatalError = resolve;
   });
-  if (cluster === undefined) announceReady();
+  if (clustering === undefined) announceReady();
   else {
     // Reads and /flags are served from the node's own store meanwhile; /_readyz answers 503
     // until the cluster is reached and this node's tail is running.
-    joinCluster(
-      {
-        cluster,
-        pipeline: livePipeline,
-        dbs,
-        router,
-        auth,
-        bootstrap: config.bootstrap,
-        dataDir: config.dataDir,
-        nodeName: config.nodeName,
-        log,
-        runAdmin: clusterAdminRunner(dbs, config),
-      },
-      (err) => {
-        if (readiness !== 'stopping') fatalError(err);
-      },
-    ).then(
-      (joined) => {
-        replicate = (req) => joined.replicate(req);
-        replicateHashKeys = (writes) => joined.hashKeys(writes);
-        if (joined.bootstrap) reportBootstrap(joined.bootstrap);
-        if (readiness === 'starting') announceReady();
-      },
-      (err: unknown) => {
-        if (readiness === 'stopping') return;
-        fatalError(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
+    clustering
+      .join(
+        {
+          cluster: clustering.node,
+          pipeline: livePipeline,
+          dbs,
+          router,
+          auth,
+          bootstrap: config.bootstrap,
+          dataDir: config.dataDir,
+          nodeName: config.nodeName,
+          log,
+          runAdmin: clustering.runAdmin,
+        },
+        (err) => {
+          if (readiness !== 'stopping') fatalError(err);
+        },
+      )
+      .then(
+        (joined) => {
+          replicate = (req) => joined.replicate(req);
+          replicateHashKeys = (writes) => joined.hashKeys(writes);
+          if (joined.bootstrap) reportBootstrap(joined.bootstrap);
+          if (readiness === 'starting') announceReady();
+        },
+        (err: unknown) => {
+          if (readiness === 'stopping') return;
+          fatalError(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
   }
 
   let stopping: Promise<void> | undefined;
@@ -477,6 +481,20 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
 async function closeStore(dbs: StoreDatabases): Promise<void> {
   await dbs.root.flushed;
   await dbs.root.close();
+}
+
+/**
+ * What only a cluster node runs: the NATS client, joining the cluster, and the admin actions it
+ * applies for the cluster. Loaded in cluster mode only: a single box starts without them.
+ */
+async function loadClusterMode() {
+  const [{ ClusterNode, clusterServers }, { joinCluster }, { createClusterMetrics }, { clusterAdminRunner }] = await Promise.all([
+    import('./cluster/cluster-node.js'),
+    import('./cluster/join-cluster.js'),
+    import('./observability/cluster-metrics.js'),
+    import('./cli/cluster-admin-runner.js'),
+  ]);
+  return { ClusterNode, clusterServers, joinCluster, createClusterMetrics, clusterAdminRunner };
 }
 
 /** A cluster node's link secret, which the cluster's first start made: until it has applied that, 503. */

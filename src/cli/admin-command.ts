@@ -9,20 +9,35 @@ import { cliKeyScopes } from '../auth/personal-key-rules.js';
 import { invalidScope } from '../auth/scopes.js';
 import { ORGANIZATION_LEVEL } from '../store/auth-store.js';
 import { isEmailAddress } from '../util/email-address.js';
-import { addFlagCommands } from './admin-flag-commands.js';
 import { print, printTable, toInt, withStore } from './admin-helpers.js';
-import { addRbacCommands } from './admin-rbac-commands.js';
-import { addImportCommands } from './import-command.js';
+import { addCommandGroups, type CommandGroup } from './command-groups.js';
 import { fail } from './exit-codes.js';
 
 /** PostHog's team ids are Postgres `integer`s. */
 const MAX_PROJECT_ID = 2 ** 31 - 1;
 
-export function addAdminCommands(program: Command): void {
+/**
+ * The groups of `hedgerow admin`, in the order `--help` lists them; as with the top-level commands
+ * (program.ts), only the module of the group named on the command line is loaded.
+ */
+const ADMIN_GROUPS: readonly CommandGroup[] = [
+  { names: ['projects'], add: async (admin) => addProjectCommands(admin) },
+  { names: ['users'], add: async (admin) => addUserCommands(admin) },
+  { names: ['keys'], add: async (admin) => addKeyCommands(admin) },
+  { names: ['roles', 'access'], add: async (admin) => (await import('./admin-rbac-commands.js')).addRbacCommands(admin) },
+  { names: ['flags'], add: async (admin) => (await import('./admin-flag-commands.js')).addFlagCommands(admin) },
+  { names: ['import'], add: async (admin) => (await import('./import-command.js')).addImportCommands(admin) },
+];
+
+/** Declares `hedgerow admin` and, of its groups, those `rest` (what follows `admin` on the command line) needs: all for none. */
+export async function addAdminCommands(program: Command, rest: readonly string[] = []): Promise<void> {
   const admin = program
     .command('admin')
     .description('manage projects, users, personal API keys, roles and organization resource access; import from PostHog');
+  await addCommandGroups(admin, ADMIN_GROUPS, rest);
+}
 
+function addProjectCommands(admin: Command): void {
   const projects = admin.command('projects').description('projects (each has its own phc_ API token)');
   withStore(
     projects.command('list').description('list projects').option('--json', 'print JSON'),
@@ -70,7 +85,9 @@ export function addAdminCommands(program: Command): void {
       print(o, p, (x) => `project ${x.id} "${x.name}" has a new API token: ${x.api_token}`);
     },
   );
+}
 
+function addUserCommands(admin: Command): void {
   const users = admin.command('users').description('users of the organization');
   withStore(
     users.command('list').description('list users').option('--json', 'print JSON'),
@@ -110,7 +127,9 @@ export function addAdminCommands(program: Command): void {
       print(o, u, (x) => `created user ${x.id} <${x.email}>`);
     },
   );
+}
 
+function addKeyCommands(admin: Command): void {
   const keys = admin.command('keys').description('personal API keys (phx_), stored hashed');
   withStore(
     keys.command('list').description('list personal API keys (masked)').option('--json', 'print JSON'),
@@ -201,10 +220,6 @@ export function addAdminCommands(program: Command): void {
       );
     },
   );
-
-  addRbacCommands(admin);
-  addFlagCommands(admin);
-  addImportCommands(admin);
 }
 
 function levelName(level: number): string {

@@ -9,16 +9,14 @@ import type { StoreDatabases } from '../store/open-store.js';
 import { addAdminCommands } from './admin-command.js';
 import { type AdminOutcome, runAdminAction } from './admin-actions.js';
 
-let registered = false;
+/** Declaring the commands registers their actions; this program is never run. */
+let registered: Promise<void> | undefined;
 
-export function clusterAdminRunner(
+export async function clusterAdminRunner(
   dbs: StoreDatabases,
   config: Readonly<Config>,
-): (path: string, args: string[], opts: Record<string, unknown>) => AdminOutcome {
-  if (!registered) {
-    // Declaring the commands registers their actions; this program is never run.
-    addAdminCommands(new Command('hedgerow'));
-    registered = true;
-  }
+): Promise<(path: string, args: string[], opts: Record<string, unknown>) => AdminOutcome> {
+  registered ??= addAdminCommands(new Command('hedgerow'));
+  await registered;
   return (path, args, opts) => runAdminAction(path, args, opts, dbs, config);
 }

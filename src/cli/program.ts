@@ -3,13 +3,26 @@
  * each with `--help` (commander). Shared by `main.ts` (the npm path) and the single executable.
  */
 import { Command } from 'commander';
-import { addAdminCommands } from './admin-command.js';
-import { addBackupCommands } from './backup-commands.js';
-import { addEventsCommands } from './events-command.js';
-import { addServeCommand } from './serve-command.js';
 import { EXIT_REFUSED } from './exit-codes.js';
-import { addServiceCommands } from './service-commands.js';
+import { addCommandGroups, type CommandGroup } from './command-groups.js';
 import { packageVersion } from '../config/package-version.js';
+
+/**
+ * The top-level commands, by the module that declares them, in the order `--help` lists them.
+ * Only the module of the command named on the command line is loaded: each brings its own
+ * dependencies (the store, the flag engine, the logger), and a command run by a script or a test
+ * should not pay for the others'.
+ */
+const COMMANDS: readonly CommandGroup[] = [
+  { names: ['serve'], add: async (program) => (await import('./serve-command.js')).addServeCommand(program) },
+  { names: ['admin'], add: async (program, rest) => (await import('./admin-command.js')).addAdminCommands(program, rest) },
+  { names: ['events'], add: async (program) => (await import('./events-command.js')).addEventsCommands(program) },
+  { names: ['backup', 'restore'], add: async (program) => (await import('./backup-commands.js')).addBackupCommands(program) },
+  {
+    names: ['wait-ready', 'install-service'],
+    add: async (program) => (await import('./service-commands.js')).addServiceCommands(program),
+  },
+];
 
 export async function runCli(argv: readonly string[]): Promise<void> {
   const program = new Command()
@@ -17,11 +30,8 @@ export async function runCli(argv: readonly string[]): Promise<void> {
     .description("A self-hosted daemon that speaks PostHog's public wire protocol")
     .version(packageVersion(), '-V, --version');
 
-  addServeCommand(program);
-  addAdminCommands(program);
-  addEventsCommands(program);
-  addBackupCommands(program);
-  addServiceCommands(program);
+  // argv: node (or the single executable), the script, then what the user typed.
+  await addCommandGroups(program, COMMANDS, argv.slice(2));
   reportUsageErrors(program, 'hedgerow');
 
   await program.parseAsync([...argv]);

@@ -1,6 +1,7 @@
 /**
  * Loads the configuration once at boot: the defaults file, then HEDGEROW_* environment
- * variables, then command-line flags. Validates the merge once with Ajv and throws one
+ * variables, then command-line flags. Validates the merge once with its JSON schema (an Ajv validator
+ * compiled at build time: config.validate.ts, from scripts/build-schemas.mjs) and throws one
  * ConfigError naming every bad setting the way the user set it; returns a deep-frozen Config,
  * and (loadConfigWithWarnings) a warning for each HEDGEROW_* variable that is no setting.
  */
@@ -9,10 +10,18 @@ import { readFileSync, existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv, type ErrorObject } from 'ajv';
-import { BOOTSTRAP_EXPECT, CONFIG_SCHEMA, OTHER_ENV_NAMES, SETTINGS, type Config, type SettingSpec } from './schema.js';
+import type { ErrorObject } from 'ajv';
+import validateGenerated from './config.validate.js';
+import { BOOTSTRAP_EXPECT, OTHER_ENV_NAMES, SETTINGS, type Config, type SettingSpec } from './schema.js';
 import { nearestNames } from '../util/nearest-names.js';
 import { isPlainObject } from '../util/plain-object.js';
+
+interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+/** CONFIG_SCHEMA's validator, with every error (`allErrors`), precompiled by scripts/build-schemas.mjs. */
+const validateConfig = validateGenerated as unknown as CompiledValidator;
 
 /** Upper bounds of `workers` and `httpThreads` once 0 is resolved to the core count. */
 const MAX_WORKERS = 256;
@@ -84,9 +93,8 @@ export function loadConfigWithWarnings(opts: LoadConfigOptions = {}): LoadedConf
     }
   }
 
-  const validate = new Ajv({ allErrors: true, strict: true }).compile(CONFIG_SCHEMA);
-  if (!validate(merged)) {
-    throw new ConfigError(describeErrors(validate.errors ?? [], origins, fileLabel));
+  if (!validateConfig(merged)) {
+    throw new ConfigError(describeErrors(validateConfig.errors ?? [], origins, fileLabel));
   }
   return { config: deepFreeze(resolveConfig(merged as unknown as Config)), warnings: unknownEnvWarnings(env) };
 }

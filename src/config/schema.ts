@@ -350,5 +350,9 @@ function buildSchema(): Record<string, unknown> {
   };
 }
 
-/** JSON schema of the merged settings, before workers and dataDir are resolved. */
+/**
+ * JSON schema of the merged settings, before workers and dataDir are resolved; load-config.ts
+ * checks with the validator scripts/build-schemas.mjs compiles from it (config.validate.ts).
+ * @public (read by that script, which knip does not follow)
+ */
 export const CONFIG_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze(buildSchema());

@@ -16,8 +16,9 @@ import { eventsOf, OK, postJson, send, uniqueId } from '../helpers/http.js';
 
 afterAll(cleanupDaemons);
 
-describe('--help and --version', () => {
-  it.each([
+// Each case is one command run to its end, with no daemon and nothing timed: they run at once.
+describe.concurrent('--help and --version', () => {
+  it.for([
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '--data-dir <value>'],
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '(default: 8000; env HEDGEROW_PORT)'],
     [['serve', '--help'], 'Usage: hedgerow serve [options]', '(default: none; env HEDGEROW_METRICS_ADDRESS)'],
@@ -27,25 +28,25 @@ describe('--help and --version', () => {
     [['events', 'export', '--help'], 'Usage: hedgerow events export [options]', '--since <time>'],
     [['admin', 'keys', 'create', '--help'], 'Usage: hedgerow admin keys create [options]', '--scopes <list>'],
     [['--help'], 'Usage: hedgerow [options] [command]', 'serve'],
-  ])('%j prints usage and exits 0', async (args, usage, mention) => {
+  ] satisfies [string[], string, string][])('%j prints usage and exits 0', async ([args, usage, mention], { expect }) => {
     const r = await runCli(args);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(usage);
     expect(r.stdout).toContain(mention);
   });
 
-  it('--version prints the package version', async () => {
+  it('--version prints the package version', async ({ expect }) => {
     const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
     const r = await runCli(['--version']);
     expect([r.code, r.stdout.trim()]).toEqual([0, pkg.version]);
   });
 });
 
-describe('bad configuration', () => {
+describe.concurrent('bad configuration', () => {
   const serve = (args: string[], env: Record<string, string> = {}) =>
     runCli(['serve', ...args], { env: { HEDGEROW_DATA_DIR: makeTempDir(), HEDGEROW_PORT: '0', ...env } });
 
-  it('HEDGEROW_PORT=abc exits non-zero naming the setting', async () => {
+  it('HEDGEROW_PORT=abc exits non-zero naming the setting', async ({ expect }) => {
     const r = await serve([], { HEDGEROW_PORT: 'abc' });
     expect(r.code).toBe(2);
     const message = 'invalid configuration (1 problem):\n  HEDGEROW_PORT="abc": must be an integer between 0 and 65535';
@@ -59,7 +60,7 @@ describe('bad configuration', () => {
     ).toEqual([expect.objectContaining({ level: 'fatal', msg: `failed to start: ${message}`, exit_code: 2 })]);
   });
 
-  it('--workers 999 exits non-zero naming the flag', async () => {
+  it('--workers 999 exits non-zero naming the flag', async ({ expect }) => {
     const r = await serve(['--workers', '999']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
@@ -67,7 +68,7 @@ describe('bad configuration', () => {
     );
   });
 
-  it('a data directory that is a file exits non-zero naming the setting', async () => {
+  it('a data directory that is a file exits non-zero naming the setting', async ({ expect }) => {
     const file = path.join(makeTempDir(), 'not-a-dir');
     writeFileSync(file, '');
     const r = await serve([], { HEDGEROW_DATA_DIR: file });
@@ -77,7 +78,7 @@ describe('bad configuration', () => {
     ]);
   });
 
-  it('lists every bad setting at once and never echoes a secret', async () => {
+  it('lists every bad setting at once and never echoes a secret', async ({ expect }) => {
     const r = await serve(['--workers', '999', '--http-backend', 'apache'], {
       HEDGEROW_PORT: 'abc',
       HEDGEROW_BOOTSTRAP_PERSONAL_API_KEY: 'phx_secret with spaces',
