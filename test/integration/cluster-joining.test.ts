@@ -20,6 +20,19 @@ import { gzip, listAllEvents, send, waitForPersons } from '../helpers/http.js';
 import { startNatsCluster, stopNatsClusters, type NatsCluster } from '../helpers/nats-cluster.js';
 import { dumpStore } from '../helpers/store-dump.js';
 
+/** Waits for the node to catch up; a timeout's message carries the node's last log lines. */
+async function caughtUp(d: DaemonHandle, timeoutMs: number): Promise<void> {
+  try {
+    await waitForPersons(d, timeoutMs);
+  } catch (err) {
+    const lines = d
+      .records()
+      .slice(-40)
+      .map((r) => JSON.stringify(r));
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; the node's last log lines:\n${lines.join('\n')}`);
+  }
+}
+
 /** Every record but the node's own cursors. */
 const dump = (dataDir: string) => dumpStore(dataDir, ['auth', 'flags', 'persons', 'distinctIds', 'groups', 'meta']);
 
@@ -79,7 +92,7 @@ describe('cluster mode: joining', () => {
     const flags = await apiClient(second, keys.personal_api_key).get('/api/projects/1/feature_flags/');
     expect((flags.json as { results: { key: string }[] }).results.map((f) => f.key)).toEqual(['joined-flag']);
     await capture(second, 200, 100);
-    for (const d of [first, second]) await waitForPersons(d, 30_000);
+    for (const d of [first, second]) await caughtUp(d, 30_000);
     const events = await Promise.all([first, second].map((d) => listAllEvents({ baseUrl: d.baseUrl, personalKey: keys.personal_api_key })));
     expect(events[0]).toHaveLength(300);
     expect(events[1]).toEqual(events[0]);
@@ -105,7 +118,7 @@ describe('cluster mode: joining', () => {
     const key = await admin(['keys', 'create', '--user', 'late@example.com', '--full-access', '--json'], second);
     expect([key.code, key.stderr]).toEqual([0, '']);
     const secret = (JSON.parse(key.stdout) as { key: string }).key;
-    await waitForPersons(first, 30_000); // the first node has applied the stream so far
+    await caughtUp(first, 30_000); // the first node has applied the stream so far
     for (const d of [first, second]) {
       expect((await apiClient(d, secret).get('/api/projects/1/feature_flags/')).status).toBe(200);
       const list = await admin(['users', 'list'], d);
@@ -116,7 +129,7 @@ describe('cluster mode: joining', () => {
     const imported = await admin(['import', 'posthog', '--file', fixture, '--project', '1'], first);
     expect([imported.code, imported.stderr]).toEqual([0, '']);
     expect(imported.stdout.trimEnd().split('\n').at(-1)).toMatch(/^flags 15 created, 0 updated, 0 unchanged, 0 skipped; cohorts 2 created/);
-    await waitForPersons(second, 30_000);
+    await caughtUp(second, 30_000);
     const counts = await Promise.all(
       [first, second].map(
         async (d) => ((await apiClient(d, secret).get('/api/projects/1/feature_flags/')).json as { count: number }).count,
@@ -148,7 +161,7 @@ describe('cluster mode: joining', () => {
     const restoredDir = path.join(makeTempDir(), 'restored');
     expect((await runCli(['restore', backup, '--data-dir', restoredDir])).code).toBe(0);
     const restored = await node('restored', restoredDir);
-    for (const d of [first, restored]) await waitForPersons(d, 30_000);
+    for (const d of [first, restored]) await caughtUp(d, 30_000);
     const events = await Promise.all(
       [first, restored].map((d) => listAllEvents({ baseUrl: d.baseUrl, personalKey: keys.personal_api_key })),
     );
