@@ -264,6 +264,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     {
       threads: config.httpThreads,
       logLevel: config.logLevel,
+      store: dbs,
       local: {
         dataDir: config.dataDir,
         sync: config.sync,

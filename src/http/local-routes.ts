@@ -1,10 +1,10 @@
 /**
- * The routes an HTTP front-end thread answers itself (workers/http-thread.ts), from its own
+ * The routes a uWS front end answers itself (workers/http-thread.ts, main-front-end.ts), from a
  * handle on the store and with the same answers as the daemon's routes: `POST /flags` and
  * `POST /decide` of SDK size (the daemon's handler, src/flag-requests/handle-flags.ts, evaluating
  * here: flags-in-thread.ts), and the flag definitions that locally evaluating SDKs poll
  * (flag-definitions-routes.ts), whose 304 answers are most of their traffic. Every other request
- * goes to the daemon's thread.
+ * goes to the daemon's router.
  */
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { isHedgerowError, HedgerowError } from '../errors.js';
@@ -16,7 +16,7 @@ import { AuthStore } from '../store/auth-store.js';
 import { CohortStore } from '../store/cohort-store.js';
 import { FlagReader } from '../store/flag-store.js';
 import { GroupReader } from '../store/group-store.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, type StoreDatabases } from '../store/open-store.js';
 import { errorResponse } from './respond.js';
 import { Router } from './router.js';
 import { addFlagDefinitionsRoutes } from './routes/flag-definitions-routes.js';
@@ -46,6 +46,23 @@ export function openLocalRoutes(
   onHashKeys?: (w: HashKeyWrite) => void,
 ): LocalRoutes {
   const dbs = openStore({ dataDir: setup.dataDir, sync: setup.sync });
+  const routes = localRoutesOn(dbs, setup, onBug, onFlagErrors, onHashKeys);
+  return { answer: routes.answer, close: () => dbs.root.close() };
+}
+
+/**
+ * The same routes on a store handle the caller keeps (and closes): the daemon's thread uses its
+ * own, since a second lmdb-js handle in one thread writes past the first one's coordination of
+ * its own writes (a hash key's synchronous write would wait on LMDB's lock behind the event log's
+ * commit, or deadlock with it).
+ */
+export function localRoutesOn(
+  dbs: StoreDatabases,
+  setup: LocalRoutesSetup,
+  onBug: (err: unknown) => void,
+  onFlagErrors: (endpoint: FlagsEndpoint) => void,
+  onHashKeys?: (w: HashKeyWrite) => void,
+): LocalRoutes {
   const auth = new AuthStore(dbs);
   const flags = new FlagsInThread(dbs, auth, setup, onFlagErrors, setup.replicateHashKeys ? onHashKeys : undefined);
   const definitions = new Router();
@@ -84,6 +101,6 @@ export function openLocalRoutes(
       const response = handleFlags(req, endpoint, flags);
       return response === undefined ? undefined : { route: endpoint, response };
     },
-    close: () => dbs.root.close(),
+    close: () => Promise.resolve(),
   };
 }

@@ -6,14 +6,15 @@
  * durable floor's does (docs/benchmarks.md), and the front ends cost one V8 isolate fewer.
  */
 import type { LogLevel } from '../config/schema.js';
+import { HedgerowError } from '../errors.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
+import type { StoreDatabases } from '../store/open-store.js';
 import { AccessLog } from './access-log.js';
 import { runHandler } from './backend-common.js';
 import { AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from './front-end.js';
 import type { UwsBinding } from './load-uws.js';
-import { openLocalRoutes, type LocalRoutes } from './local-routes.js';
+import { localRoutesOn, type LocalRoutes } from './local-routes.js';
 import { errorResponse } from './respond.js';
-import { HedgerowError } from '../errors.js';
 import type { LocalAnswers, LocalRoutesSetup } from './thread-messages.js';
 import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
 import { createUwsBackend } from './uws-backend.js';
@@ -22,6 +23,8 @@ export interface MainFrontEndOptions extends BackendOptions {
   uws: UwsBinding;
   logLevel: LogLevel;
   local?: LocalRoutesSetup;
+  /** The daemon's own store handle, on which this thread answers the local routes (local-routes.ts says why). */
+  store?: StoreDatabases;
   onLocalAnswers?: (answers: LocalAnswers) => void;
   onHashKeys?: (writes: HashKeyWrite[]) => void;
   onThreadBug?: (error: string) => void;
@@ -46,14 +49,16 @@ export function createMainFrontEnd(opts: MainFrontEndOptions): MainFrontEnd {
   const accessLog = new AccessLog();
   accessLog.setLevel(opts.logLevel);
   const reportBug = (err: unknown) => opts.onThreadBug?.(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  const local: LocalRoutes | undefined = opts.local
-    ? openLocalRoutes(
-        opts.local,
-        reportBug,
-        (endpoint) => counts.addFlagErrors(endpoint),
-        (w) => opts.onHashKeys?.([w]),
-      )
-    : undefined;
+  const local: LocalRoutes | undefined =
+    opts.local && opts.store
+      ? localRoutesOn(
+          opts.store,
+          opts.local,
+          reportBug,
+          (endpoint) => counts.addFlagErrors(endpoint),
+          (w) => opts.onHashKeys?.([w]),
+        )
+      : undefined;
   const queue = new NextTurn<Waiting>(
     (due) => {
       for (const w of due) runHandler(opts, w.req, w.resolve);
@@ -90,7 +95,6 @@ export function createMainFrontEnd(opts: MainFrontEndOptions): MainFrontEnd {
     async close() {
       clearInterval(timer);
       await backend.close();
-      await local?.close();
       collect();
     },
   };

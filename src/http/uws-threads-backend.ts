@@ -8,6 +8,7 @@
  * socket work is spread over the cores instead of all falling on the daemon's thread.
  */
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
+import type { StoreDatabases } from '../store/open-store.js';
 import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
@@ -39,6 +40,8 @@ export interface ThreadsBackendOptions extends BackendOptions {
   uws: UwsBinding;
   uwsBinaryPath: string;
   local?: LocalRoutesSetup;
+  /** The daemon's store handle: the daemon's thread answers the local routes on it (with `local`). */
+  store?: StoreDatabases;
   /** Counts of the requests the threads answered themselves (every second, on `collect`, at close). */
   onLocalAnswers?: (answers: LocalAnswers) => void;
   /** Cluster mode: hash keys the threads' `/flags` requests wrote (`local.replicateHashKeys`). */

@@ -61,7 +61,9 @@ export class ThreadCpu {
     if (main !== undefined) this.names.set(main, 'main');
     this.channel.onmessage = (e: unknown) => {
       const m = (e as { data?: unknown }).data as { role?: unknown; tid?: unknown } | undefined;
-      if (typeof m?.role !== 'string' || !ROLES.has(m.role) || typeof m.tid !== 'number' || this.names.has(m.tid)) return;
+      if (typeof m?.role !== 'string' || !ROLES.has(m.role) || typeof m.tid !== 'number' || this.names.get(m.tid) === 'main') return;
+      // A thread's id may be one an ended thread had: the new thread's name replaces the old one.
+      this.names.delete(m.tid);
       const thread = `${m.role}-${this.freeNumber(m.role)}`;
       this.names.set(m.tid, thread);
       onThread?.(thread, m.tid);

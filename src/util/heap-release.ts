@@ -106,12 +106,18 @@ function currentHeapBytes(): number {
   return h.total_heap_size + h.external_memory;
 }
 
+/** This thread's `gc`, found once: null where it cannot be had. */
+let threadGc: (() => void) | null | undefined;
+
 function exposedGc(): (() => void) | undefined {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as () => void) : undefined;
-  } catch {
-    return undefined;
+  if (threadGc === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      const gc: unknown = runInNewContext('gc');
+      threadGc = typeof gc === 'function' ? (gc as () => void) : null;
+    } catch {
+      threadGc = null;
+    }
   }
+  return threadGc ?? undefined;
 }
