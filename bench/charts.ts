@@ -5,7 +5,9 @@
  * whisker, a dashed line where a target puts Hedgerow's rate or p99, then the ratios and the
  * scenario's targets in words.
  */
+import { EVENTS_PER_BATCH } from './payloads.js';
 import {
+  BATCH_MIN_EVENTS_PER_SECOND,
   DEFINITIONS_MIN_RATIO,
   FLAGS_MAX_P99_MS,
   FLAGS_MIN_RPS,
@@ -89,6 +91,7 @@ function targetLines(s: ScenarioSummary): { rate?: number; p99?: number } {
   }
   if (s.scenario === 'flags' || s.scenario === 'flags-new') return { rate: FLAGS_MIN_RPS, p99: FLAGS_MAX_P99_MS };
   if (s.scenario === 'definitions') return { rate: DEFINITIONS_MIN_RATIO * s.rps.ceiling.median };
+  if (s.scenario === 'batch') return { rate: BATCH_MIN_EVENTS_PER_SECOND / EVENTS_PER_BATCH };
   return {};
 }
 

