@@ -79,7 +79,7 @@ export interface QuietCollectionOptions {
  * Every thread of the daemon: once the thread is quiet (its event loop almost idle for a whole
  * look), a full collection if its heap grew since the last one. What start-up or a load left
  * behind is otherwise kept until the thread next allocates enough to collect: an idle daemon held
- * 15–35 MiB more without it (docs/decisions.md#quiet-threads-collect-their-garbage). At most one
+ * 14–34 MiB more without it (docs/decisions.md#quiet-threads-collect-their-garbage). At most one
  * collection per quiet spell; a busy thread collects as it allocates anyway.
  */
 export function collectWhenQuiet(opts: QuietCollectionOptions): void {
