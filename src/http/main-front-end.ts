@@ -20,13 +20,18 @@ import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './t
 import { createUwsBackend } from './uws-backend.js';
 
 export interface MainFrontEndOptions extends BackendOptions {
+  /** The uWS binding this process loaded. */
   uws: UwsBinding;
+  /** The log level the front ends start with (their access log); `setLogLevel` changes it. */
   logLevel: LogLevel;
   local?: LocalRoutesSetup;
   /** The daemon's own store handle, on which this thread answers the local routes (local-routes.ts says why). */
   store?: StoreDatabases;
+  /** Counts of the requests the front ends answered themselves (every second, on `collect`, at close). */
   onLocalAnswers?: (answers: LocalAnswers) => void;
+  /** Cluster mode: hash keys the front ends' `/flags` requests wrote (`local.replicateHashKeys`). */
   onHashKeys?: (writes: HashKeyWrite[]) => void;
+  /** An unexpected error in a front end: a local route's, or an answer with a bad header (a 500 went out). */
   onThreadBug?: (error: string) => void;
 }
 

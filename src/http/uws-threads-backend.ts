@@ -7,8 +7,6 @@
  * daemon's thread runs it directly. A `/flags` request then costs no thread hop at all, and
  * socket work is spread over the cores instead of all falling on the daemon's thread.
  */
-import type { HashKeyWrite } from '../store/hash-key-override-store.js';
-import type { StoreDatabases } from '../store/open-store.js';
 import { fileURLToPath } from 'node:url';
 import type { LogLevel } from '../config/schema.js';
 import { Worker } from 'node:worker_threads';
@@ -21,33 +19,19 @@ import type {
   ForwardedResponse,
   FromThread,
   HttpThreadSetup,
-  LocalAnswers,
-  LocalRoutesSetup,
   ToThread,
 } from './thread-messages.js';
-import type { UwsBinding } from './load-uws.js';
-import { createMainFrontEnd } from './main-front-end.js';
-import type { BackendOptions, HttpBackend, HttpRequest, HttpResponse } from './types.js';
+import { createMainFrontEnd, type MainFrontEndOptions } from './main-front-end.js';
+import type { HttpBackend, HttpRequest, HttpResponse } from './types.js';
 
-export interface ThreadsBackendOptions extends BackendOptions {
+/** The main front end's options (the log level, the local routes, the reports) and the threads'. */
+export interface ThreadsBackendOptions extends MainFrontEndOptions {
   /** Front ends, the daemon's thread included unless `serveOnThisThread` is false. */
   threads: number;
   /** The daemon's thread serves as one of the front ends (default true; false: threads only, for tests of forwarding). */
   serveOnThisThread?: boolean;
-  /** The log level the threads start with (their access log); `setLogLevel` changes it. */
-  logLevel: LogLevel;
-  /** The uWS binding this process loaded, and its native file (each thread loads the same file). */
-  uws: UwsBinding;
+  /** The native file of `uws` (each thread loads the same file). */
   uwsBinaryPath: string;
-  local?: LocalRoutesSetup;
-  /** The daemon's store handle: the daemon's thread answers the local routes on it (with `local`). */
-  store?: StoreDatabases;
-  /** Counts of the requests the threads answered themselves (every second, on `collect`, at close). */
-  onLocalAnswers?: (answers: LocalAnswers) => void;
-  /** Cluster mode: hash keys the threads' `/flags` requests wrote (`local.replicateHashKeys`). */
-  onHashKeys?: (writes: HashKeyWrite[]) => void;
-  /** An unexpected error in a thread: a local route's, or an answer with a bad header (a 500 went out). */
-  onThreadBug?: (error: string) => void;
   /** A thread died: the daemon cannot serve its connections any more. */
   onThreadError: (err: Error) => void;
   /** The threads' script; by default the built workers/http-thread.js next to this module's tree. */
