@@ -11,7 +11,7 @@ import { AccessLog } from '../src/http/access-log.js';
 import { openLocalRoutes, type LocalRoutes } from '../src/http/local-routes.js';
 import { loadUws } from '../src/http/load-uws.js';
 import { errorResponse } from '../src/http/respond.js';
-import { AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from '../src/http/front-end.js';
+import { ANSWERS_REPORT_EVERY_MS, AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from '../src/http/front-end.js';
 import type { ForwardedRequest, FromThread, HttpThreadSetup, ToThread } from '../src/http/thread-messages.js';
 import type { HttpRequest, HttpResponse } from '../src/http/types.js';
 import { createUwsBackend, uwsHeaderList } from '../src/http/uws-backend.js';
@@ -26,7 +26,6 @@ const send = (m: FromThread) => port.postMessage(m);
 const accessLog = new AccessLog();
 accessLog.setLevel(setup.logLevel); // and at every change, by message
 const NO_BODY = new Uint8Array(0);
-const REPORT_EVERY_MS = 1000;
 
 /** A request waiting for its turn to go to the daemon's thread. */
 interface Outgoing {
@@ -159,6 +158,6 @@ if (!loaded.ok) {
   // Between scrapes the counts go to the daemon every second, so they never pile up here.
   setInterval(() => {
     if (!counts.empty) send({ type: 'answers', answers: counts.take() });
-  }, REPORT_EVERY_MS).unref();
+  }, ANSWERS_REPORT_EVERY_MS).unref();
   send({ type: 'ready' });
 }

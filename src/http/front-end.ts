@@ -12,6 +12,9 @@ import { uwsClientGone } from './uws-backend.js';
 import { DurationTally } from '../observability/request-durations.js';
 import { monotonicMs } from '../util/monotonic-ms.js';
 
+/** How often a front end's counts go to the daemon's metrics between scrapes, so that they stay small. */
+export const ANSWERS_REPORT_EVERY_MS = 1000;
+
 /** Counts of the requests a front end answered itself, until the daemon's metrics take them. */
 export class AnswerCounts {
   private counts = new Map<string, [string, string, number, number]>();

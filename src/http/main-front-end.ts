@@ -11,7 +11,7 @@ import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import type { StoreDatabases } from '../store/open-store.js';
 import { AccessLog } from './access-log.js';
 import { runHandler } from './backend-common.js';
-import { AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from './front-end.js';
+import { ANSWERS_REPORT_EVERY_MS, AnswerCounts, CLIENT_GONE, frontEndHandler, NextTurn } from './front-end.js';
 import type { UwsBinding } from './load-uws.js';
 import { localRoutesOn, type LocalRoutes } from './local-routes.js';
 import { errorResponse } from './respond.js';
@@ -40,9 +40,6 @@ export interface MainFrontEnd extends HttpBackend {
   collect(): void;
   setLogLevel(level: LogLevel): void;
 }
-
-/** How often the counts go to the daemon's metrics between scrapes, so that they stay small. */
-const REPORT_EVERY_MS = 1000;
 
 interface Waiting {
   readonly req: HttpRequest;
@@ -84,7 +81,7 @@ export function createMainFrontEnd(opts: MainFrontEndOptions): MainFrontEnd {
   const collect = (): void => {
     if (!counts.empty) opts.onLocalAnswers?.(counts.take());
   };
-  const timer = setInterval(collect, REPORT_EVERY_MS);
+  const timer = setInterval(collect, ANSWERS_REPORT_EVERY_MS);
   timer.unref();
 
   return {

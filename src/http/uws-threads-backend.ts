@@ -14,13 +14,7 @@ import { THREAD_RESOURCE_LIMITS } from '../util/thread-heap.js';
 import { headerFromList, runHandler, runTooLarge } from './backend-common.js';
 import { ensurePortFree } from './port-probe.js';
 import { StartError } from '../start-error.js';
-import type {
-  ForwardedRequest,
-  ForwardedResponse,
-  FromThread,
-  HttpThreadSetup,
-  ToThread,
-} from './thread-messages.js';
+import type { ForwardedRequest, ForwardedResponse, FromThread, HttpThreadSetup, ToThread } from './thread-messages.js';
 import { createMainFrontEnd, type MainFrontEndOptions } from './main-front-end.js';
 import type { HttpBackend, HttpRequest, HttpResponse } from './types.js';
 
