@@ -187,14 +187,18 @@ export function headerFromList(list: readonly string[], name: string): string {
   return '';
 }
 
-/** First X-Forwarded-For hop, else the peer address. */
-export function clientIp(forwardedFor: string, peer: string): string {
+/**
+ * First X-Forwarded-For hop, else the peer address. `peer` is asked only when the header names
+ * no hop: with uWS, finding the peer is a system call per request (getpeername), which a daemon
+ * behind a proxy need not make.
+ */
+export function clientIp(forwardedFor: string, peer: () => string): string {
   if (forwardedFor !== '') {
     const comma = forwardedFor.indexOf(',');
     const first = (comma === -1 ? forwardedFor : forwardedFor.slice(0, comma)).trim();
     if (first !== '') return first;
   }
-  return peer;
+  return peer();
 }
 
 /** Formats a 4- or 16-byte address; IPv4-mapped IPv6 becomes dotted IPv4, IPv6 uses RFC 5952 form. */

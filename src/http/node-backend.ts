@@ -116,7 +116,7 @@ export function createNodeBackend(opts: BackendOptions): HttpBackend {
         method: (req.method ?? 'GET').toUpperCase(),
         path: q === -1 ? url : url.slice(0, q),
         query: q === -1 ? '' : url.slice(q + 1),
-        ip: clientIp(header('x-forwarded-for'), normalizePeer(req.socket.remoteAddress)),
+        ip: clientIp(header('x-forwarded-for'), () => normalizePeer(req.socket.remoteAddress)),
         header,
         receivedAt,
       };

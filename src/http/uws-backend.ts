@@ -127,9 +127,10 @@ class UwsRequest implements HttpRequest {
 
   get ip(): string {
     if (this.address === undefined) {
-      // The uWS response may not be touched once answered or aborted.
-      const peer = this.ex.aborted || this.ex.answered ? '' : formatIp(new Uint8Array(this.ex.res.getRemoteAddress()));
-      this.address = clientIp(this.header('x-forwarded-for'), peer);
+      this.address = clientIp(this.header('x-forwarded-for'), () =>
+        // The uWS response may not be touched once answered or aborted.
+        this.ex.aborted || this.ex.answered ? '' : formatIp(new Uint8Array(this.ex.res.getRemoteAddress())),
+      );
     }
     return this.address;
   }

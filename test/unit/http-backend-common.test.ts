@@ -35,9 +35,16 @@ describe('backend-common', () => {
   });
 
   it('clientIp takes the first X-Forwarded-For hop, else the peer', () => {
-    expect(clientIp(' 1.2.3.4 , 5.6.7.8', '9.9.9.9')).toBe('1.2.3.4');
-    expect(clientIp('', '9.9.9.9')).toBe('9.9.9.9');
-    expect(clientIp(' , 5.6.7.8', '9.9.9.9')).toBe('9.9.9.9');
+    const peerAsked: string[] = [];
+    const peer = () => {
+      peerAsked.push('9.9.9.9');
+      return '9.9.9.9';
+    };
+    expect(clientIp(' 1.2.3.4 , 5.6.7.8', peer)).toBe('1.2.3.4');
+    expect(peerAsked).toEqual([]); // the peer is not looked up when the header names a hop
+    expect(clientIp('', peer)).toBe('9.9.9.9');
+    expect(clientIp(' , 5.6.7.8', peer)).toBe('9.9.9.9');
+    expect(peerAsked).toHaveLength(2);
     expect(normalizePeer('::ffff:127.0.0.1')).toBe('127.0.0.1');
     expect(normalizePeer(undefined)).toBe('');
   });
