@@ -22,6 +22,7 @@ import { failures, startWrk, type WrkResult, type WrkSettings } from './wrk-runn
 export const SCENARIO_NAMES = [
   'capture',
   'capture-known',
+  'capture-personless',
   'batch',
   'flags',
   'flags-new',
@@ -149,7 +150,12 @@ export interface Run {
 }
 
 /** The scenarios that share another's wrk script, with their own arguments. */
-const SCRIPT_OF: Partial<Record<ScenarioName, string>> = { 'capture-known': 'capture', 'flags-new': 'flags', 'persons-paced': 'persons' };
+const SCRIPT_OF: Partial<Record<ScenarioName, string>> = {
+  'capture-known': 'capture',
+  'capture-personless': 'capture',
+  'flags-new': 'flags',
+  'persons-paced': 'persons',
+};
 
 export function wrkScript(name: ScenarioName): string {
   return path.join(ROOT, 'bench', 'wrk', `${SCRIPT_OF[name] ?? name}.lua`);

@@ -45,14 +45,18 @@ function properties(i: number): Record<string, unknown> {
   };
 }
 
-/** The single-event `/capture/` body with the two placeholders in it. */
-export function captureTemplate(timestamp: string): string {
+/**
+ * The single-event `/capture/` body with the two placeholders in it. `personless`: the event says
+ * `$process_person_profile: false`, as posthog-js sends an anonymous visitor's events in its
+ * default `person_profiles: 'identified_only'` mode: stored, but no person made or changed.
+ */
+export function captureTemplate(timestamp: string, personless = false): string {
   const uuid = uuidv7();
   return JSON.stringify({
     api_key: BENCH_API_KEY,
     event: '$pageview',
     distinct_id: DISTINCT_PLACEHOLDER,
-    properties: properties(1),
+    properties: personless ? { ...properties(1), $process_person_profile: false } : properties(1),
     timestamp,
     uuid: `${uuid.slice(0, 24)}${UUID_TAIL_PLACEHOLDER}`,
   });
@@ -140,6 +144,8 @@ export function personsBody(timestamp: string, k: number, n = EVENTS_PER_BATCH):
 
 export interface PayloadFiles {
   captureTemplate: string;
+  /** The same body with `$process_person_profile: false` (captureTemplate's `personless`). */
+  capturePersonlessTemplate: string;
   batchGzip: string;
   /** PERSONS_BODIES gzip'd bodies of the `persons` scenario. */
   personsGzip: string[];
@@ -157,8 +163,13 @@ export function writePayloads(dir: string): PayloadFiles {
   const capture = captureTemplate(now);
   const batch = batchBody(now);
   const gz = gzipSync(batch);
-  const files = { captureTemplate: path.join(dir, 'capture.json'), batchGzip: path.join(dir, 'batch.json.gz') };
+  const files = {
+    captureTemplate: path.join(dir, 'capture.json'),
+    capturePersonlessTemplate: path.join(dir, 'capture-personless.json'),
+    batchGzip: path.join(dir, 'batch.json.gz'),
+  };
   writeFileSync(files.captureTemplate, capture);
+  writeFileSync(files.capturePersonlessTemplate, captureTemplate(now, true));
   writeFileSync(files.batchGzip, gz);
   let personsBytes = 0;
   let personsGzipBytes = 0;

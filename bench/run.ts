@@ -3,6 +3,7 @@
  * the daemon, then for each round drives them with the same wrk settings, back to back
  * (alternating which goes first), for `/capture/` (one event per request, every request a new
  * person), `capture-known` (the same, but most requests from one of the 100,000 stored persons),
+ * `capture-personless` (the same events with `$process_person_profile: false`: no person),
  * `/batch/` (100 gzip'd events per request), `/flags/?v=2` (random persons of 100,000 against
  * 50 flags), `flags-new` (the same flags for distinct ids no person has), `/flags/definitions`
  * (the 304 of a matching ETag), `persons` (`/batch/` with 20% `$identify`/`$set` over 100,000
@@ -45,13 +46,16 @@ const USAGE = `usage: npm run bench -- [options]
   --connections <n>   wrk connections (default 64)
   --threads <n>       wrk threads (default 1)
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
-  --only <scenarios>  comma-separated, of capture, capture-known, batch, flags, flags-new,
-                      definitions, persons, persons-paced (default all eight: with the default
-                      durations about 11 minutes; seeding the 100,000 persons takes about a second)
+  --only <scenarios>  comma-separated, of capture, capture-known, capture-personless, batch,
+                      flags, flags-new, definitions, persons, persons-paced (default all nine:
+                      with the default durations about 12 minutes; seeding the 100,000 persons
+                      takes about a second)
                       capture: POST /capture/, one event per request, each a new person; the
                       durable floor takes the same load beside the ceiling and the daemon;
                       capture-known: the same, --known-share % of the requests from one of the
                       100,000 stored persons, the rest new persons;
+                      capture-personless: capture's events with $process_person_profile: false
+                      (posthog-js's anonymous events by default): stored, no person;
                       flags: POST /flags/?v=2, random persons of 100,000, 50 flags;
                       flags-new: the same, each request a random distinct id no person has;
                       definitions: GET /flags/definitions with a matching If-None-Match (304);
@@ -175,6 +179,17 @@ function scenariosOf(
           floor: true,
           numberedRuns: true,
         };
+      case 'capture-personless':
+        return {
+          ...common,
+          title: 'POST /capture/, 1 event per request, $process_person_profile: false (no person)',
+          path: '/capture/',
+          scriptArgs: [payload.capturePersonlessTemplate],
+          eventsPerRequest: 1,
+          route: capture,
+          floor: true,
+          numberedRuns: true,
+        };
       case 'batch':
         return {
           ...common,
@@ -261,7 +276,7 @@ async function main(): Promise<number> {
   const withFlags = selected('flags', 'flags-new', 'definitions');
   // capture-known's stored persons are the flag scenarios' (flags' evaluation check needs them too).
   const withPersons = withFlags || selected('capture-known');
-  const withFloor = selected('capture', 'capture-known');
+  const withFloor = selected('capture', 'capture-known', 'capture-personless');
   const passedEnv = [
     'HEDGEROW_WORKERS',
     'HEDGEROW_HTTP_THREADS',
