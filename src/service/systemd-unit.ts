@@ -105,5 +105,7 @@ HEDGEROW_LOG_LEVEL=info
 #HEDGEROW_SHUTDOWN_TIMEOUT_MS=10000
 # /metrics on an address of its own; the main port then answers it 404.
 #HEDGEROW_METRICS_ADDRESS=127.0.0.1:9464
+# On two cores: one V8 helper thread instead of four (docs/operations.md#small-machines).
+#NODE_OPTIONS=--v8-pool-size=1
 `;
 }
