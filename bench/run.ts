@@ -36,7 +36,7 @@ import { memory, type Memory } from './proc-sampler.js';
 import { scenarioChart } from './charts.js';
 import { floorRoundLine, floorRounds, isNoisy, personsLines, saturation, saturationNotes, summarize, table, targets } from './report.js';
 import { createFlags, DEFINITIONS_PATH, FLAGS_PATH, seedPersons, type FlagSetup } from './seed-flags.js';
-import { killServers, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
+import { killServers, personsCaughtUp, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
 import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
 
 const USAGE = `usage: npm run bench -- [options]
@@ -68,6 +68,9 @@ const USAGE = `usage: npm run bench -- [options]
   --persons-rate <n>  events/s offered in persons-paced (default 100000; wrk paces each of
                       its threads at n / 100 / threads requests/s)
   --sync <mode>       daemon HEDGEROW_SYNC: durable | async | none (default durable)
+  --settle <s>        after the last run, wait for the person processor, then this long, and
+                      read the daemon's memory again: what an idle daemon keeps once its pool
+                      workers ended and its threads collected (default 45, 0 = skip)
   --json              also write the results as JSON, bench.json, beside the charts
   --charts <dir>      also write the charts into <dir> (e.g. docs/bench); they always go to
                       bench/results/<timestamp>/<scenario>.svg
@@ -99,6 +102,7 @@ function options() {
       sync: { type: 'string', default: 'durable' },
       json: { type: 'boolean', default: false },
       'keep-data': { type: 'boolean', default: false },
+      settle: { type: 'string', default: '45' },
       'cpu-prof': { type: 'string' },
       'check-bodies': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -124,6 +128,7 @@ function options() {
     personsRate: int('persons-rate', values['persons-rate'], EVENTS_PER_BATCH),
     knownSharePct: knownShare(int('known-share', values['known-share'], 0)),
     warmup: int('warmup', values.warmup, 0),
+    settleSeconds: int('settle', values.settle, 0),
     // In the canonical order, each once, whatever order --only gave them in.
     scenarios: SCENARIO_NAMES.filter((n) => only === undefined || only.includes(n)),
     sync: values.sync,
@@ -301,6 +306,7 @@ async function main(): Promise<number> {
   const servers: Server[] = [];
   const runs: Run[] = [];
   let mem: Memory | undefined;
+  let settledMem: Memory | undefined;
   const startedAt = new Date();
   try {
     const ceiling = await startAckServer();
@@ -375,6 +381,12 @@ async function main(): Promise<number> {
       }
     }
     mem = memory(daemon.pid);
+    if (opts.settleSeconds > 0) {
+      // Idle pool workers end after 30 s and quiet threads collect after 10 s (docs/decisions.md).
+      await personsCaughtUp(daemon.port, 120_000);
+      await new Promise((resolve) => setTimeout(resolve, opts.settleSeconds * 1000));
+      settledMem = memory(daemon.pid);
+    }
   } finally {
     for (const s of servers.reverse()) {
       const code = await s.stop();
@@ -389,6 +401,12 @@ async function main(): Promise<number> {
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem, opts.personsRate);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
+  if (settledMem) {
+    console.log(
+      `settled: ${opts.settleSeconds} s after the last run (the person processor caught up), the daemon holds ` +
+        `${settledMem.anonMiB} MiB anonymous (resident ${settledMem.rssMiB} MiB, of which files ${settledMem.fileMiB})`,
+    );
+  }
   for (const s of summaries) {
     const rounds = s.floor?.rounds ?? [];
     if (rounds.length === 0) continue;
@@ -443,7 +461,7 @@ async function main(): Promise<number> {
     };
     writeFileSync(
       file,
-      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, problems, runs }, null, 2)}\n`,
+      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, settledMemory: settledMem, problems, runs }, null, 2)}\n`,
     );
     console.log(`results: ${where(file)}`);
   }
