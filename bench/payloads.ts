@@ -47,8 +47,8 @@ function properties(i: number): Record<string, unknown> {
 
 /**
  * The single-event `/capture/` body with the two placeholders in it. `personless`: the event says
- * `$process_person_profile: false`, as posthog-js sends an anonymous visitor's events in its
- * default `person_profiles: 'identified_only'` mode: stored, but no person made or changed.
+ * `$process_person_profile: false`, the flag posthog-js sets on an anonymous visitor's events in
+ * its default `person_profiles: 'identified_only'` mode: stored, but no person made or changed.
  */
 export function captureTemplate(timestamp: string, personless = false): string {
   const uuid = uuidv7();

@@ -123,7 +123,7 @@ export function floorRounds(runs: Run[], scenario: ScenarioName): FloorRound[] {
 /** `round 1 capture: daemon/floor 0.584, p99 1.92× the floor's` for the round's line. */
 export function floorRoundLine(r: FloorRound, scenario: ScenarioName): string {
   return (
-    `round ${r.round} ${scenario.padEnd(13)} daemon/floor ${r.ratio.toFixed(3)}, p99 ${r.p99Multiple.toFixed(2)}× the floor's` +
+    `round ${r.round} ${scenario.padEnd(18)} daemon/floor ${r.ratio.toFixed(3)}, p99 ${r.p99Multiple.toFixed(2)}× the floor's` +
     (r.quiet ? '' : ' [NOISY]')
   );
 }

@@ -22,7 +22,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { PERSONS } from './flag-fixtures.js';
-import { measure, SCENARIO_NAMES, wrkScript, type Run, type Scenario, type ScenarioName, type Target } from './measure.js';
+import {
+  CATCH_UP_TIMEOUT_MS,
+  measure,
+  SCENARIO_NAMES,
+  wrkScript,
+  type Run,
+  type Scenario,
+  type ScenarioName,
+  type Target,
+} from './measure.js';
 import {
   BENCH_API_KEY,
   BENCH_PERSONAL_API_KEY,
@@ -48,8 +57,8 @@ const USAGE = `usage: npm run bench -- [options]
   --warmup <s>        unrecorded warm-up per server and scenario (default 2, 0 = none)
   --only <scenarios>  comma-separated, of capture, capture-known, capture-personless, batch,
                       flags, flags-new, definitions, persons, persons-paced (default all nine:
-                      with the default durations about 12 minutes; seeding the 100,000 persons
-                      takes about a second)
+                      with the default durations about 13 minutes and --settle; seeding the
+                      100,000 persons takes about a second)
                       capture: POST /capture/, one event per request, each a new person; the
                       durable floor takes the same load beside the ceiling and the daemon;
                       capture-known: the same, --known-share % of the requests from one of the
@@ -159,41 +168,31 @@ function scenariosOf(
   const capture = { label: 'capture:', match: 'prefix' } as const;
   const flagsRoute = { label: 'flags', match: 'exact' } as const;
   const flagsCheck = checkBodies ? ['check'] : [];
+  // The `capture` scenarios: one event per request, against the durable floor, new ids every run.
+  const oneEventCaptures = { path: '/capture/', eventsPerRequest: 1, route: capture, floor: true, numberedRuns: true } as const;
   const build = (name: ScenarioName): Scenario => {
     const common = { name, script: wrkScript(name), daemonScriptArgs: [] as string[], status: '200' };
     switch (name) {
       case 'capture':
         return {
           ...common,
+          ...oneEventCaptures,
           title: 'POST /capture/, 1 posthog-node event per request, each a new person',
-          path: '/capture/',
           scriptArgs: [payload.captureTemplate],
-          eventsPerRequest: 1,
-          route: capture,
-          floor: true,
-          numberedRuns: true,
         };
       case 'capture-known':
         return {
           ...common,
+          ...oneEventCaptures,
           title: `POST /capture/, 1 event per request, ${knownSharePct}% from ${PERSONS.toLocaleString('en-US')} stored persons`,
-          path: '/capture/',
           scriptArgs: [payload.captureTemplate, `known=${PERSONS},${knownSharePct}`],
-          eventsPerRequest: 1,
-          route: capture,
-          floor: true,
-          numberedRuns: true,
         };
       case 'capture-personless':
         return {
           ...common,
+          ...oneEventCaptures,
           title: 'POST /capture/, 1 event per request, $process_person_profile: false (no person)',
-          path: '/capture/',
           scriptArgs: [payload.capturePersonlessTemplate],
-          eventsPerRequest: 1,
-          route: capture,
-          floor: true,
-          numberedRuns: true,
         };
       case 'batch':
         return {
@@ -306,7 +305,7 @@ async function main(): Promise<number> {
   const servers: Server[] = [];
   const runs: Run[] = [];
   let mem: Memory | undefined;
-  let settledMem: Memory | undefined;
+  let settled: { memory: Memory; caughtUp: boolean } | undefined;
   const startedAt = new Date();
   try {
     const ceiling = await startAckServer();
@@ -363,7 +362,7 @@ async function main(): Promise<number> {
           const run = await measure(serverOf(t), t, scenario(name), opts.wrk, round);
           runs.push(run);
           const line =
-            `round ${round} ${name.padEnd(13)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
+            `round ${round} ${name.padEnd(18)} ${t.padEnd(7)} ${Math.round(run.wrk.requestsPerSecond).toLocaleString('en-US')} req/s` +
             ` p50 ${run.wrk.latencyMs.p50.toFixed(2)} ms p99 ${run.wrk.latencyMs.p99.toFixed(2)} ms` +
             ` cpu ${run.cpu.server?.total.toFixed(0)}% (main ${run.cpu.server?.main.toFixed(0)}%) wrk ${run.cpu.wrk?.total.toFixed(0)}%` +
             ` others ${run.cpu.otherPct.toFixed(0)}% idle ${run.cpu.machineIdlePct.toFixed(0)}% limit: ${saturation(run)}${isNoisy(run) ? ' [NOISY]' : ''}` +
@@ -383,9 +382,9 @@ async function main(): Promise<number> {
     mem = memory(daemon.pid);
     if (opts.settleSeconds > 0) {
       // Idle pool workers end after 30 s and quiet threads collect after 10 s (docs/decisions.md).
-      await personsCaughtUp(daemon.port, 120_000);
+      const caughtUp = await personsCaughtUp(daemon.port, CATCH_UP_TIMEOUT_MS);
       await new Promise((resolve) => setTimeout(resolve, opts.settleSeconds * 1000));
-      settledMem = memory(daemon.pid);
+      settled = { memory: memory(daemon.pid), caughtUp };
     }
   } finally {
     for (const s of servers.reverse()) {
@@ -401,10 +400,11 @@ async function main(): Promise<number> {
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem, opts.personsRate);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
-  if (settledMem) {
+  if (settled) {
+    const { memory: m, caughtUp } = settled;
     console.log(
-      `settled: ${opts.settleSeconds} s after the last run (the person processor caught up), the daemon holds ` +
-        `${settledMem.anonMiB} MiB anonymous (resident ${settledMem.rssMiB} MiB, of which files ${settledMem.fileMiB})`,
+      `settled: ${opts.settleSeconds} s after the last run (${caughtUp ? 'the person processor caught up' : 'the person processor had not caught up within 60 s'}), ` +
+        `the daemon holds ${m.anonMiB} MiB anonymous (resident ${m.rssMiB} MiB, of which files ${m.fileMiB})`,
     );
   }
   for (const s of summaries) {
@@ -461,7 +461,7 @@ async function main(): Promise<number> {
     };
     writeFileSync(
       file,
-      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, settledMemory: settledMem, problems, runs }, null, 2)}\n`,
+      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, settled, problems, runs }, null, 2)}\n`,
     );
     console.log(`results: ${where(file)}`);
   }
