@@ -154,6 +154,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
   // Before any thread starts: each announces its role and OS thread id as it comes up.
   const threadCpu = new ThreadCpu((thread, tid) => log.info({ thread, tid }, `thread ${thread} started (OS thread id ${tid})`));
   metrics.setThreadCpuProbe(() => threadCpu.sample());
+  metrics.setThreadHeapProbe(() => threadCpu.heaps());
   /** Set once the workers are up; requests read before shutdown still use it until it closes. */
   let pool: IngestPool | undefined;
   let pipeline: IngestPipeline | undefined;

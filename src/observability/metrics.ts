@@ -8,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, exponential
 import { packageVersion } from '../config/package-version.js';
 import { registerRequestDurations } from './request-duration-metric.js';
 import { DurationTally } from './request-durations.js';
-import type { ThreadSample } from './thread-cpu.js';
+import type { ThreadHeap, ThreadSample } from './thread-cpu.js';
 
 const DROP_REASONS = ['no_event_name', 'no_distinct_id', 'performance_event'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
@@ -59,6 +59,8 @@ export interface Metrics {
   setPoolProbe(probe: () => PoolSample): void;
   /** CPU time per named thread (src/observability/thread-cpu.ts), read at each scrape. */
   setThreadCpuProbe(probe: () => ThreadSample[]): void;
+  /** V8 heap per named thread (src/observability/thread-cpu.ts), read at each scrape. */
+  setThreadHeapProbe(probe: () => ThreadHeap[]): void;
   readonly personEventsProcessed: Counter<'outcome'>;
   readonly personBlocksRead: Counter<'source'>;
   readonly personProcessingLag: Histogram;
@@ -91,6 +93,7 @@ export function createMetrics(): Metrics {
   let probe: (() => PoolSample) | undefined;
   let backlogProbe: (() => number) | undefined;
   let threadCpuProbe: (() => ThreadSample[]) | undefined;
+  let threadHeapProbe: (() => ThreadHeap[]) | undefined;
   let storeProbe: (() => StoreSample) | undefined;
   // One sample per scrape for the three store gauges.
   let storeSample: { at: number; sample: StoreSample } | undefined;
@@ -266,6 +269,17 @@ export function createMetrics(): Metrics {
       for (const t of threadCpuProbe()) this.inc({ thread: t.thread, tid: t.tid === undefined ? '' : String(t.tid) }, t.seconds);
     },
   });
+  new Gauge({
+    name: 'hedgerow_thread_heap_bytes',
+    help: "Size of the V8 heap of each of the daemon's threads (main, http-N, pool-N, person-processor-1): the main thread's at the scrape, the others' as each last reported it (every 10 s); the rest of the process's anonymous memory is native (lmdb-js, uWS, buffers)",
+    labelNames: ['thread'] as const,
+    registers,
+    collect() {
+      if (threadHeapProbe === undefined) return;
+      this.reset();
+      for (const h of threadHeapProbe()) this.set({ thread: h.thread }, h.bytes);
+    },
+  });
 
   return {
     registry,
@@ -315,6 +329,9 @@ export function createMetrics(): Metrics {
     },
     setThreadCpuProbe(p) {
       threadCpuProbe = p;
+    },
+    setThreadHeapProbe(p) {
+      threadHeapProbe = p;
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

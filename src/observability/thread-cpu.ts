@@ -1,16 +1,22 @@
 /**
- * CPU time per thread of the daemon (Linux). `top -H` lists every thread as "node"; here each
- * thread the daemon starts announces its role and OS thread id on a BroadcastChannel, and the
- * main thread reads their user + system time from /proc/self/task/<tid>/stat when /metrics is
- * scraped. What no named thread accounts for (V8's GC helpers, libuv's and lmdb-js's threads,
- * threads that ended) is `other`. Where /proc is missing nothing is announced or read.
+ * CPU time and V8 heap per thread of the daemon (Linux). `top -H` lists every thread as "node";
+ * here each thread the daemon starts announces its role and OS thread id on a BroadcastChannel,
+ * and the main thread reads their user + system time from /proc/self/task/<tid>/stat when
+ * /metrics is scraped. What no named thread accounts for (V8's GC helpers, libuv's and lmdb-js's
+ * threads, threads that ended) is `other`. Each announced thread also reports the size of its V8
+ * heap every HEAP_REPORT_EVERY_MS, so that the process's memory can be told apart by thread. Where
+ * /proc is missing nothing is announced or read.
  */
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 import { BroadcastChannel } from 'node:worker_threads';
 import { osThreadId } from '../util/os-thread-id.js';
 import { cpuTicks, statFields, TICKS_PER_SECOND } from '../util/proc-stat.js';
 
 const CHANNEL = 'hedgerow:threads';
+const HEAPS_CHANNEL = 'hedgerow:thread-heaps';
+/** How often each announced thread reports its heap's size (as often as quiet threads look to collect). */
+export const HEAP_REPORT_EVERY_MS = 10_000;
 
 export type ThreadRole = 'http' | 'pool' | 'person-processor';
 const ROLES: ReadonlySet<string> = new Set<ThreadRole>(['http', 'pool', 'person-processor']);
@@ -30,6 +36,23 @@ export function announceThread(role: ThreadRole): void {
   const channel = new BroadcastChannel(CHANNEL);
   channel.postMessage({ role, tid });
   channel.close();
+  reportHeap(tid);
+  setInterval(() => reportHeap(tid), HEAP_REPORT_EVERY_MS).unref();
+}
+
+/**
+ * The size of this thread's V8 heap (the pages its isolate holds), sent on a channel opened for
+ * the one message: an open channel would wake this thread for every other thread's reports.
+ */
+function reportHeap(tid: number): void {
+  const channel = new BroadcastChannel(HEAPS_CHANNEL);
+  channel.postMessage({ tid, bytes: getHeapStatistics().total_heap_size });
+  channel.close();
+}
+
+export interface ThreadHeap {
+  thread: string;
+  bytes: number;
 }
 
 export interface ThreadSample {
@@ -54,6 +77,9 @@ export class ThreadCpu {
   /** tid → name; the main thread's is known at once. */
   private readonly names = new Map<number, string>();
   private readonly channel = new BroadcastChannel(CHANNEL);
+  /** tid → the heap size it last reported. */
+  private readonly heapBytes = new Map<number, number>();
+  private readonly heapsChannel = new BroadcastChannel(HEAPS_CHANNEL);
 
   /** Must exist before the threads start: announcements made before it are not kept. */
   constructor(onThread?: (thread: string, tid: number) => void) {
@@ -68,8 +94,13 @@ export class ThreadCpu {
       this.names.set(m.tid, thread);
       onThread?.(thread, m.tid);
     };
+    this.heapsChannel.onmessage = (e: unknown) => {
+      const m = (e as { data?: unknown }).data as { tid?: unknown; bytes?: unknown } | undefined;
+      if (typeof m?.tid === 'number' && typeof m.bytes === 'number') this.heapBytes.set(m.tid, m.bytes);
+    };
     // Never what keeps the daemon running.
     this.channel.unref();
+    this.heapsChannel.unref();
   }
 
   /**
@@ -106,7 +137,19 @@ export class ThreadCpu {
     return out;
   }
 
+  /** The V8 heap of each named thread still running: the main thread's now, the others' as last reported. */
+  heaps(): ThreadHeap[] {
+    const out: ThreadHeap[] = [];
+    for (const [tid, thread] of this.names) {
+      const bytes = thread === 'main' ? getHeapStatistics().total_heap_size : this.heapBytes.get(tid);
+      if (bytes !== undefined && statTicks(`/proc/self/task/${tid}/stat`) !== undefined) out.push({ thread, bytes });
+    }
+    for (const tid of this.heapBytes.keys()) if (!this.names.has(tid)) this.heapBytes.delete(tid);
+    return out;
+  }
+
   close(): void {
     this.channel.close();
+    this.heapsChannel.close();
   }
 }

@@ -111,6 +111,26 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
     expect(await metrics()).toMatch(/^# TYPE hedgerow_thread_cpu_seconds_total counter$/m);
   });
 
+  it("gives the V8 heap of each of the daemon's named threads", async () => {
+    /** thread → bytes of every hedgerow_thread_heap_bytes sample. */
+    const heaps = (text: string) =>
+      new Map([...text.matchAll(/^hedgerow_thread_heap_bytes\{thread="([^"]+)"\} (\S+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+    // Each thread reports as it starts (and every 10 s after).
+    let seen = new Map<string, number>();
+    for (let i = 0; i < 50 && !seen.has('person-processor-1'); i++) {
+      seen = heaps(await metrics());
+      if (!seen.has('person-processor-1')) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect([...seen.keys()]).toEqual(expect.arrayContaining(['main', 'person-processor-1']));
+    for (const [thread, bytes] of seen) {
+      expect(thread).toMatch(/^(main|http-\d+|pool-\d+|person-processor-1)$/);
+      // An isolate holds at least a few MB once its code is loaded, and far less than the process.
+      expect(bytes, thread).toBeGreaterThan(1024 * 1024);
+      expect(bytes, thread).toBeLessThan(1024 * 1024 * 1024);
+    }
+    expect(await metrics()).toMatch(/^# TYPE hedgerow_thread_heap_bytes gauge$/m);
+  });
+
   it("observes each answered request's duration by route and method, the front-end threads' answers included", async () => {
     const duration = (text: string, route: string, method: string, suffix: 'count' | 'sum') =>
       sample(text, `hedgerow_http_request_duration_seconds_${suffix}`, { route, method }) ?? 0;
