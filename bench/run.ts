@@ -45,7 +45,16 @@ import { memory, type Memory } from './proc-sampler.js';
 import { scenarioChart } from './charts.js';
 import { floorRoundLine, floorRounds, isNoisy, personsLines, saturation, saturationNotes, summarize, table, targets } from './report.js';
 import { createFlags, DEFINITIONS_PATH, FLAGS_PATH, seedPersons, type FlagSetup } from './seed-flags.js';
-import { killServers, personsCaughtUp, ROOT, startAckServer, startDaemon, startDurableAckServer, type Server } from './servers.js';
+import {
+  killServers,
+  personsCaughtUp,
+  ROOT,
+  scrapeCounters,
+  startAckServer,
+  startDaemon,
+  startDurableAckServer,
+  type Server,
+} from './servers.js';
 import { checkWrk, killWrk, type WrkSettings } from './wrk-runner.js';
 
 const USAGE = `usage: npm run bench -- [options]
@@ -305,7 +314,8 @@ async function main(): Promise<number> {
   const servers: Server[] = [];
   const runs: Run[] = [];
   let mem: Memory | undefined;
-  let settled: { memory: Memory; caughtUp: boolean } | undefined;
+  let heapsAfter: Map<string, number> | undefined;
+  let settled: { memory: Memory; caughtUp: boolean; heaps: Map<string, number> | undefined } | undefined;
   const startedAt = new Date();
   try {
     const ceiling = await startAckServer();
@@ -380,11 +390,12 @@ async function main(): Promise<number> {
       }
     }
     mem = memory(daemon.pid);
+    heapsAfter = await threadHeaps(daemon.port);
     if (opts.settleSeconds > 0) {
       // Idle pool workers end after 30 s and quiet threads collect after 10 s (docs/decisions.md).
       const caughtUp = await personsCaughtUp(daemon.port, CATCH_UP_TIMEOUT_MS);
       await new Promise((resolve) => setTimeout(resolve, opts.settleSeconds * 1000));
-      settled = { memory: memory(daemon.pid), caughtUp };
+      settled = { memory: memory(daemon.pid), caughtUp, heaps: await threadHeaps(daemon.port) };
     }
   } finally {
     for (const s of servers.reverse()) {
@@ -400,11 +411,13 @@ async function main(): Promise<number> {
   console.log(`\n${table(summaries)}\n`);
   const checks = targets(summaries, mem, opts.personsRate);
   for (const c of checks) console.log(`${c.pass ? 'PASS' : 'MISS'}  ${c.name}: ${c.value}`);
+  if (heapsAfter) console.log(`V8 heaps after the run: ${heapsLine(heapsAfter)}`);
   if (settled) {
-    const { memory: m, caughtUp } = settled;
+    const { memory: m, caughtUp, heaps } = settled;
     console.log(
       `settled: ${opts.settleSeconds} s after the last run (${caughtUp ? 'the person processor caught up' : 'the person processor had not caught up within 60 s'}), ` +
-        `the daemon holds ${m.anonMiB} MiB anonymous (resident ${m.rssMiB} MiB, of which files ${m.fileMiB})`,
+        `the daemon holds ${m.anonMiB} MiB anonymous (resident ${m.rssMiB} MiB, of which files ${m.fileMiB})` +
+        (heaps ? `; V8 heaps: ${heapsLine(heaps)}` : ''),
     );
   }
   for (const s of summaries) {
@@ -461,7 +474,7 @@ async function main(): Promise<number> {
     };
     writeFileSync(
       file,
-      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, settled, problems, runs }, null, 2)}\n`,
+      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, heapsAfter: heapsAfter && Object.fromEntries(heapsAfter), settled: settled && { ...settled, heaps: settled.heaps && Object.fromEntries(settled.heaps) }, problems, runs }, null, 2)}\n`,
     );
     console.log(`results: ${where(file)}`);
   }
@@ -516,6 +529,22 @@ function personsLine(p: NonNullable<Run['persons']>): string {
   );
 }
 
+/** The daemon's V8 heap per thread (hedgerow_thread_heap_bytes); undefined when /metrics does not answer. */
+async function threadHeaps(port: number): Promise<Map<string, number> | undefined> {
+  try {
+    return (await scrapeCounters(port)).threadHeaps;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `main 26.7, person-processor-1 35.0, … (120.5 MB in all)`. */
+function heapsLine(heaps: Map<string, number>): string {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+  const total = [...heaps.values()].reduce((a, b) => a + b, 0);
+  return `${[...heaps].map(([thread, bytes]) => `${thread} ${mb(bytes)}`).join(', ')} MB (${mb(total)} MB in all)`;
+}
+
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
@@ -523,3 +552,4 @@ main().then(
     process.exit(1);
   },
 );
+

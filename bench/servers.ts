@@ -157,12 +157,14 @@ export interface DaemonCounters {
   requests: Map<string, Map<string, number>>;
   /** OS thread id → the daemon's name for it (main, http-1, pool-2, …), from hedgerow_thread_cpu_seconds_total. */
   threadNames: Map<string, string>;
+  /** Thread name → bytes of its V8 heap, from hedgerow_thread_heap_bytes. */
+  threadHeaps: Map<string, number>;
 }
 
 /** Reads the counters the runner checks against wrk from GET /metrics. */
 export async function scrapeCounters(port: number): Promise<DaemonCounters> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const c: DaemonCounters = { accepted: 0, dropped: 0, flagErrors: 0, requests: new Map(), threadNames: new Map() };
+  const c: DaemonCounters = { accepted: 0, dropped: 0, flagErrors: 0, requests: new Map(), threadNames: new Map(), threadHeaps: new Map() };
   for (const line of text.split('\n')) {
     const m = /^(\w+)(?:\{(.*)\})? ([\d.e+-]+)$/.exec(line);
     if (!m) continue;
@@ -174,6 +176,9 @@ export async function scrapeCounters(port: number): Promise<DaemonCounters> {
       const thread = /thread="([^"]*)"/.exec(labels)?.[1];
       const tid = /tid="(\d+)"/.exec(labels)?.[1];
       if (thread !== undefined && tid !== undefined) c.threadNames.set(tid, thread);
+    } else if (name === 'hedgerow_thread_heap_bytes') {
+      const thread = /thread="([^"]*)"/.exec(labels)?.[1];
+      if (thread !== undefined) c.threadHeaps.set(thread, Number(value));
     } else if (name === 'hedgerow_http_requests_total') {
       const route = /route="([^"]*)"/.exec(labels)?.[1] ?? '?';
       const status = /status="(\d+)"/.exec(labels)?.[1] ?? '?';
