@@ -552,4 +552,3 @@ main().then(
     process.exit(1);
   },
 );
-
