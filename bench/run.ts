@@ -177,32 +177,30 @@ function scenariosOf(
   const capture = { label: 'capture:', match: 'prefix' } as const;
   const flagsRoute = { label: 'flags', match: 'exact' } as const;
   const flagsCheck = checkBodies ? ['check'] : [];
-  // The `capture` scenarios: one event per request, against the durable floor, new ids every run.
+  // The `capture` scenarios: one event per request, against the durable floor, new ids every run;
+  // they differ in their bodies' distinct ids and person flag.
   const oneEventCaptures = { path: '/capture/', eventsPerRequest: 1, route: capture, floor: true, numberedRuns: true } as const;
+  const captureVariants = {
+    capture: {
+      title: 'POST /capture/, 1 posthog-node event per request, each a new person',
+      scriptArgs: [payload.captureTemplate],
+    },
+    'capture-known': {
+      title: `POST /capture/, 1 event per request, ${knownSharePct}% from ${PERSONS.toLocaleString('en-US')} stored persons`,
+      scriptArgs: [payload.captureTemplate, `known=${PERSONS},${knownSharePct}`],
+    },
+    'capture-personless': {
+      title: 'POST /capture/, 1 event per request, $process_person_profile: false (no person)',
+      scriptArgs: [payload.capturePersonlessTemplate],
+    },
+  };
   const build = (name: ScenarioName): Scenario => {
     const common = { name, script: wrkScript(name), daemonScriptArgs: [] as string[], status: '200' };
     switch (name) {
       case 'capture':
-        return {
-          ...common,
-          ...oneEventCaptures,
-          title: 'POST /capture/, 1 posthog-node event per request, each a new person',
-          scriptArgs: [payload.captureTemplate],
-        };
       case 'capture-known':
-        return {
-          ...common,
-          ...oneEventCaptures,
-          title: `POST /capture/, 1 event per request, ${knownSharePct}% from ${PERSONS.toLocaleString('en-US')} stored persons`,
-          scriptArgs: [payload.captureTemplate, `known=${PERSONS},${knownSharePct}`],
-        };
       case 'capture-personless':
-        return {
-          ...common,
-          ...oneEventCaptures,
-          title: 'POST /capture/, 1 event per request, $process_person_profile: false (no person)',
-          scriptArgs: [payload.capturePersonlessTemplate],
-        };
+        return { ...common, ...oneEventCaptures, ...captureVariants[name] };
       case 'batch':
         return {
           ...common,
@@ -314,8 +312,8 @@ async function main(): Promise<number> {
   const servers: Server[] = [];
   const runs: Run[] = [];
   let mem: Memory | undefined;
-  let heapsAfter: Map<string, number> | undefined;
-  let settled: { memory: Memory; caughtUp: boolean; heaps: Map<string, number> | undefined } | undefined;
+  let heapsAfter: ThreadHeaps | undefined;
+  let settled: { memory: Memory; caughtUp: boolean; heaps: ThreadHeaps | undefined } | undefined;
   const startedAt = new Date();
   try {
     const ceiling = await startAckServer();
@@ -441,7 +439,6 @@ async function main(): Promise<number> {
 
   const problems = runs.flatMap((r) => r.problems.map((p) => `round ${r.round} ${r.scenario} ${r.target}: ${p}`));
   const resultsDir = path.join(ROOT, 'bench', 'results', startedAt.toISOString().replace(/[:.]/g, '-'));
-  mkdirSync(resultsDir, { recursive: true });
   const measured = measuredAt(startedAt);
   const load = `${opts.rounds} round${opts.rounds === 1 ? '' : 's'} of ${opts.wrk.durationSeconds} s, wrk -t${opts.wrk.threads} -c${opts.wrk.connections}`;
   for (const dir of [resultsDir, ...(opts.chartsDir ? [opts.chartsDir] : [])]) {
@@ -474,7 +471,7 @@ async function main(): Promise<number> {
     };
     writeFileSync(
       file,
-      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, heapsAfter: heapsAfter && Object.fromEntries(heapsAfter), settled: settled && { ...settled, heaps: settled.heaps && Object.fromEntries(settled.heaps) }, problems, runs }, null, 2)}\n`,
+      `${JSON.stringify({ command, measured, machine, options: opts, payload, flags, summaries, targets: checks, memory: mem, heapsAfter, settled, problems, runs }, null, 2)}\n`,
     );
     console.log(`results: ${where(file)}`);
   }
@@ -529,20 +526,24 @@ function personsLine(p: NonNullable<Run['persons']>): string {
   );
 }
 
+/** Thread name → bytes of its V8 heap. */
+type ThreadHeaps = Record<string, number>;
+
 /** The daemon's V8 heap per thread (hedgerow_thread_heap_bytes); undefined when /metrics does not answer. */
-async function threadHeaps(port: number): Promise<Map<string, number> | undefined> {
+async function threadHeaps(port: number): Promise<ThreadHeaps | undefined> {
   try {
-    return (await scrapeCounters(port)).threadHeaps;
+    return Object.fromEntries((await scrapeCounters(port)).threadHeaps);
   } catch {
     return undefined;
   }
 }
 
 /** `main 26.7, person-processor-1 35.0, … (120.5 MB in all)`. */
-function heapsLine(heaps: Map<string, number>): string {
+function heapsLine(heaps: ThreadHeaps): string {
   const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
-  const total = [...heaps.values()].reduce((a, b) => a + b, 0);
-  return `${[...heaps].map(([thread, bytes]) => `${thread} ${mb(bytes)}`).join(', ')} MB (${mb(total)} MB in all)`;
+  const entries = Object.entries(heaps);
+  const total = entries.reduce((n, [, bytes]) => n + bytes, 0);
+  return `${entries.map(([thread, bytes]) => `${thread} ${mb(bytes)}`).join(', ')} MB (${mb(total)} MB in all)`;
 }
 
 main().then(
