@@ -21,73 +21,113 @@ export interface BatchChanges {
   groups: { projectId: number; record: GroupRecord }[];
 }
 
-export class PersonBatch {
-  /** Filled as groups are saved and persons flushed or deleted; read once the transaction has committed. */
-  readonly changes: BatchChanges = { persons: [], groups: [] };
-  /** `project:distinct id` → person id (null: none), as of this batch's writes. */
-  private readonly owners = new Map<string, number | null>();
-  /** Next person id per project, written back at flush. */
-  private readonly nextPersonId = new Map<number, number>();
-  /** Group type name → index per project, read once per batch. */
-  private readonly groupTypeMaps = new Map<number, Map<string, number>>();
-  /** Group types this batch registers, checked again inside its commit (`groupTypesStillFree`). */
-  private readonly addedGroupTypes: Array<{ projectId: number; name: string; index: number }> = [];
-  /** `project:person id` → distinct ids given to that person in this batch (range reads miss them). */
-  private readonly addedIds = new Map<string, string[]>();
+/**
+ * One project's share of a batch. Its maps are keyed by the distinct id, the person id or the
+ * group's `index:key` alone, so that the hot paths (an event of a new person touches every map)
+ * build no `project:…` key text: such a key is a new string to flatten and hash at every lookup.
+ */
+interface ProjectBatch {
+  /** Distinct id → person id (null: none), as of this batch's writes. */
+  owners: Map<string, number | null>;
   /**
-   * `project:person id` → the person as this batch last wrote or read it (null: deleted by a
-   * merge). Reads are kept too: a batch's events mostly come from fewer persons than events, and
-   * parsing a stored person for each of them was a fifth of the processor's time on plain events.
-   * A record here belongs to this batch alone until `flush()` hands it to the writes and the
+   * The distinct ids this batch gave an owner, written at `flush()` with their last owner: a
+   * batch's merges can move the same ids many times (a chain of merges of a person with
+   * thousands of ids), and only the last owner of each id is to be written.
+   */
+  ownerWrites: Set<string>;
+  /** Person id → distinct ids given to that person in this batch (range reads miss them); their reverse entries are written at `flush()`. */
+  addedIds: Map<number, string[]>;
+  /** Reverse entries of committed ids to remove: `[person id, distinct id]` of persons absorbed by a merge. */
+  removedIds: Array<[number, string]>;
+  /**
+   * Person id → the person as this batch last wrote or read it (null: deleted by a merge).
+   * Reads are kept too: a batch's events mostly come from fewer persons than events, and parsing
+   * a stored person for each of them was a fifth of the processor's time on plain events. A
+   * record here belongs to this batch alone until `flush()` hands it to the writes and the
    * changes: its properties may be changed in place (apply-event.ts), so that a person with many
    * properties is not copied by every event that changes one.
    */
-  private readonly persons = new Map<string, PersonRecord | null>();
-  /** `project:person id` → project of the persons saved since the last flush. */
-  private readonly dirty = new Map<string, number>();
-  /** `project:index:key` → the group as this batch last wrote or read it. */
-  private readonly groups = new Map<string, GroupRecord>();
-  /** `project:index:key` → project of the groups saved since the last flush. */
-  private readonly dirtyGroups = new Map<string, number>();
-  /**
-   * The distinct-id writes, by key, added to the writes at `flush()`: a batch's merges can move
-   * the same ids many times (a chain of merges of a person with thousands of ids), and only the
-   * last owner of each id, and each membership's last state, is to be written.
-   */
-  private readonly ownerWrites = new Map<string, { projectId: number; distinctId: string; personId: number }>();
-  /** `project:person id:distinct id` → the reverse entry to write (present) or to remove. */
-  private readonly membershipWrites = new Map<string, { projectId: number; personId: number; distinctId: string; present: boolean }>();
+  persons: Map<number, PersonRecord | null>;
+  /** Ids of the persons saved since the last flush. */
+  dirty: Set<number>;
+  /** `index:key` → the group as this batch last wrote or read it. */
+  groups: Map<string, GroupRecord>;
+  /** `index:key` of the groups saved since the last flush. */
+  dirtyGroups: Set<string>;
+  /** Next person id, written back at flush (undefined: none allocated yet). */
+  nextPersonId: number | undefined;
+  /** Group type name → index, read once per batch. */
+  groupTypes: Map<string, number> | undefined;
+}
+
+function projectBatch(): ProjectBatch {
+  return {
+    owners: new Map(),
+    ownerWrites: new Set(),
+    addedIds: new Map(),
+    removedIds: [],
+    persons: new Map(),
+    dirty: new Set(),
+    groups: new Map(),
+    dirtyGroups: new Set(),
+    nextPersonId: undefined,
+    groupTypes: undefined,
+  };
+}
+
+export class PersonBatch {
+  /** Filled as groups are saved and persons flushed or deleted; read once the transaction has committed. */
+  readonly changes: BatchChanges = { persons: [], groups: [] };
+  /** Per project; a batch's events mostly come from one. */
+  private readonly projects = new Map<number, ProjectBatch>();
+  /** The last project asked for, and its state. */
+  private lastProjectId = Number.NaN;
+  private lastProject: ProjectBatch | undefined;
+  /** Group types this batch registers, checked again inside its commit (`groupTypesStillFree`). */
+  private readonly addedGroupTypes: Array<{ projectId: number; name: string; index: number }> = [];
 
   constructor(
     private readonly dbs: StoreDatabases,
     private readonly writes: PendingWrites,
   ) {}
 
+  private project(projectId: number): ProjectBatch {
+    if (projectId === this.lastProjectId) return this.lastProject as ProjectBatch;
+    let state = this.projects.get(projectId);
+    if (state === undefined) {
+      state = projectBatch();
+      this.projects.set(projectId, state);
+    }
+    this.lastProjectId = projectId;
+    this.lastProject = state;
+    return state;
+  }
+
   personIdOf(projectId: number, distinctId: string): number | undefined {
-    const k = `${projectId}:${distinctId}`;
-    let id = this.owners.get(k);
+    const owners = this.project(projectId).owners;
+    let id = owners.get(distinctId);
     if (id === undefined) {
       // Every owner this batch wrote is in `owners`: a miss reads the committed state.
       id = (this.dbs.distinctIds.get([projectId, distinctId]) as number | undefined) ?? null;
-      this.owners.set(k, id);
+      owners.set(distinctId, id);
     }
     return id ?? undefined;
   }
 
   person(projectId: number, personId: number): PersonRecord | undefined {
-    const k = `${projectId}:${personId}`;
-    const known = this.persons.get(k);
+    const persons = this.project(projectId).persons;
+    const known = persons.get(personId);
     if (known !== undefined) return known ?? undefined;
     const stored = this.dbs.persons.get([projectId, personId]) as PersonRecord | undefined;
-    if (stored !== undefined) this.persons.set(k, stored);
+    if (stored !== undefined) persons.set(personId, stored);
     return stored;
   }
 
   /** Written at `flush()`, once however many events of the batch changed the person. */
   save(projectId: number, person: PersonRecord): void {
-    const k = `${projectId}:${person.id}`;
-    this.persons.set(k, person);
-    this.dirty.set(k, projectId);
+    const state = this.project(projectId);
+    state.persons.set(person.id, person);
+    state.dirty.add(person.id);
   }
 
   /** A new person owning `distinctId`. */
@@ -106,13 +146,11 @@ export class PersonBatch {
   }
 
   addDistinctId(projectId: number, distinctId: string, personId: number): void {
-    const owner = `${projectId}:${distinctId}`;
-    this.owners.set(owner, personId);
-    this.ownerWrites.set(owner, { projectId, distinctId, personId });
-    this.membershipWrites.set(`${projectId}:${personId}:${distinctId}`, { projectId, personId, distinctId, present: true });
-    const k = `${projectId}:${personId}`;
-    const added = this.addedIds.get(k);
-    if (added === undefined) this.addedIds.set(k, [distinctId]);
+    const state = this.project(projectId);
+    state.owners.set(distinctId, personId);
+    state.ownerWrites.add(distinctId);
+    const added = state.addedIds.get(personId);
+    if (added === undefined) state.addedIds.set(personId, [distinctId]);
     else added.push(distinctId);
   }
 
@@ -121,16 +159,16 @@ export class PersonBatch {
    * override `into` already has for the same flag is kept), and `from` is deleted.
    */
   absorb(projectId: number, from: number, into: number): void {
-    // Ids given to `from` in this batch are not stored yet: their pending membership is dropped.
-    const added = this.addedIds.get(`${projectId}:${from}`) ?? [];
-    this.addedIds.delete(`${projectId}:${from}`);
-    for (const distinctId of added) this.membershipWrites.delete(`${projectId}:${from}:${distinctId}`);
+    const state = this.project(projectId);
+    // Ids given to `from` in this batch are not stored yet: they move with no reverse entry to remove.
+    const added = state.addedIds.get(from) ?? [];
+    state.addedIds.delete(from);
     // A person's committed distinct ids only leave it here, when it is absorbed (once: it is gone after).
     const committed: string[] = [];
     for (const key of this.dbs.personDistinctIds.getKeys({ start: [projectId, from, ''], end: [projectId, from + 1, ''] })) {
       const distinctId = (key as [number, number, string])[2];
       committed.push(distinctId);
-      this.membershipWrites.set(`${projectId}:${from}:${distinctId}`, { projectId, personId: from, distinctId, present: false });
+      state.removedIds.push([from, distinctId]);
     }
     for (const distinctId of committed) this.addDistinctId(projectId, distinctId, into);
     for (const distinctId of added) this.addDistinctId(projectId, distinctId, into);
@@ -143,28 +181,32 @@ export class PersonBatch {
         if (overrides.get(target) === undefined) overrides.putSync(target, value);
       }
     });
-    this.persons.set(`${projectId}:${from}`, null);
-    this.dirty.delete(`${projectId}:${from}`);
+    state.persons.set(from, null);
+    state.dirty.delete(from);
     this.writes.remove(this.dbs.persons, [projectId, from]);
     this.changes.persons.push({ projectId, id: from, record: null });
   }
 
   /** Name → index of the project's group types (the batch's own view: do not modify it). */
   groupTypes(projectId: number): ReadonlyMap<string, number> {
-    let types = this.groupTypeMaps.get(projectId);
-    if (types === undefined) {
-      types = new Map();
+    return this.groupTypeMap(projectId);
+  }
+
+  private groupTypeMap(projectId: number): Map<string, number> {
+    const state = this.project(projectId);
+    if (state.groupTypes === undefined) {
+      const types = new Map<string, number>();
       for (const { key, value } of this.dbs.groupTypes.getRange({ start: [projectId, ''], end: [projectId, '\uffff'] })) {
         types.set((key as [number, string])[1], value as number);
       }
-      this.groupTypeMaps.set(projectId, types);
+      state.groupTypes = types;
     }
-    return types;
+    return state.groupTypes;
   }
 
   /** Registers a group type; flag snapshots and definitions carry the mapping, so the flag version moves. */
   addGroupType(projectId: number, name: string, index: number): void {
-    (this.groupTypes(projectId) as Map<string, number>).set(name, index);
+    this.groupTypeMap(projectId).set(name, index);
     this.addedGroupTypes.push({ projectId, name, index });
     this.writes.put(this.dbs.groupTypes, [projectId, name], index);
     this.writes.runInTransaction(() => bumpFlagsVersion(this.dbs, projectId));
@@ -188,53 +230,64 @@ export class PersonBatch {
 
   /** Read once per batch, like persons (a group's events re-parsed it for each). */
   group(projectId: number, index: number, key: string): GroupRecord | undefined {
-    const k = `${projectId}:${index}:${key}`;
-    const known = this.groups.get(k);
+    const groups = this.project(projectId).groups;
+    const k = `${index}:${key}`;
+    const known = groups.get(k);
     if (known !== undefined) return known;
     const stored = this.dbs.groups.get([projectId, index, key]) as GroupRecord | undefined;
-    if (stored !== undefined) this.groups.set(k, stored);
+    if (stored !== undefined) groups.set(k, stored);
     return stored;
   }
 
   /** Written at `flush()`, once however many events of the batch changed the group. */
   saveGroup(projectId: number, group: GroupRecord): void {
-    const k = `${projectId}:${group.group_type_index}:${group.group_key}`;
-    this.groups.set(k, group);
-    this.dirtyGroups.set(k, projectId);
+    const state = this.project(projectId);
+    const k = `${group.group_type_index}:${group.group_key}`;
+    state.groups.set(k, group);
+    state.dirtyGroups.add(k);
   }
 
   private allocatePersonId(projectId: number): number {
-    let next = this.nextPersonId.get(projectId);
+    const state = this.project(projectId);
+    let next = state.nextPersonId;
     // The processor alone allocates person ids: the committed counter is current.
     if (next === undefined) next = ((this.dbs.meta.get(`counter:${personCounter(projectId)}`) as number | undefined) ?? 0) + 1;
-    this.nextPersonId.set(projectId, next + 1);
+    state.nextPersonId = next + 1;
     return next;
   }
 
   /** Adds the distinct ids, the persons and groups saved since the last flush and the person id counters to the writes. */
   flush(): void {
-    for (const w of this.ownerWrites.values()) this.writes.put(this.dbs.distinctIds, [w.projectId, w.distinctId], w.personId);
-    this.ownerWrites.clear();
-    for (const w of this.membershipWrites.values()) {
-      const key = [w.projectId, w.personId, w.distinctId];
-      if (w.present) this.writes.put(this.dbs.personDistinctIds, key, null);
-      else this.writes.remove(this.dbs.personDistinctIds, key);
+    for (const [projectId, state] of this.projects) this.flushProject(projectId, state);
+  }
+
+  private flushProject(projectId: number, state: ProjectBatch): void {
+    for (const distinctId of state.ownerWrites) {
+      this.writes.put(this.dbs.distinctIds, [projectId, distinctId], state.owners.get(distinctId));
     }
-    this.membershipWrites.clear();
-    for (const [k, projectId] of this.dirty) {
-      const person = this.persons.get(k) as PersonRecord;
-      this.writes.put(this.dbs.persons, [projectId, person.id], person);
-      this.changes.persons.push({ projectId, id: person.id, record: person });
+    state.ownerWrites.clear();
+    for (const [personId, distinctId] of state.removedIds) {
+      this.writes.remove(this.dbs.personDistinctIds, [projectId, personId, distinctId]);
     }
-    this.dirty.clear();
-    for (const [k, projectId] of this.dirtyGroups) {
-      const group = this.groups.get(k) as GroupRecord;
+    state.removedIds.length = 0;
+    for (const [personId, ids] of state.addedIds) {
+      for (const distinctId of ids) this.writes.put(this.dbs.personDistinctIds, [projectId, personId, distinctId], null);
+    }
+    state.addedIds.clear();
+    for (const id of state.dirty) {
+      const person = state.persons.get(id) as PersonRecord;
+      this.writes.put(this.dbs.persons, [projectId, id], person);
+      this.changes.persons.push({ projectId, id, record: person });
+    }
+    state.dirty.clear();
+    for (const k of state.dirtyGroups) {
+      const group = state.groups.get(k) as GroupRecord;
       this.writes.put(this.dbs.groups, [projectId, group.group_type_index, group.group_key], group);
       this.changes.groups.push({ projectId, record: group });
     }
-    this.dirtyGroups.clear();
-    for (const [projectId, next] of this.nextPersonId) this.writes.put(this.dbs.meta, `counter:${personCounter(projectId)}`, next - 1);
-    this.nextPersonId.clear();
+    state.dirtyGroups.clear();
+    if (state.nextPersonId !== undefined) this.writes.put(this.dbs.meta, `counter:${personCounter(projectId)}`, state.nextPersonId - 1);
+    state.nextPersonId = undefined;
   }
 }
 
