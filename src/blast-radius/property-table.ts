@@ -10,8 +10,8 @@
  * told apart the way the flag matchers can tell them apart: scalars by identity (`1` and `"1"`
  * differ; `-0` and `0` share an id, as no matcher distinguishes them), arrays and objects by a
  * canonical JSON text (object keys sorted, non-JSON leaves printed as `null`, which is also how
- * the matchers print them). The first value seen for a text is the one kept and handed to
- * matchers; values are kept by reference, so a bag must not be mutated after it is upserted.
+ * the matchers print them). A copy of the first value seen for a text is the one kept and handed
+ * to matchers (`detachedCopy`: a decoded string can hold its whole event's text alive).
  *
  * Costs: an upsert or remove touches every dense column once (to clear the row) and the sparse
  * columns the row holds, plus one dictionary lookup per key of the new bag whose value differs
@@ -27,6 +27,8 @@
  * different (a `$creator_event_uuid` per person) stops looking scalars up (`idOf`): each new value
  * takes a new id, so an equal value may hold several, which the counter matches each in turn.
  */
+
+import { detachedCopy } from '../util/detached-copy.js';
 
 /** Row identifiers as the owner knows them (`1` and `"1"` are different rows). */
 export type RowId = number | string;
@@ -130,13 +132,14 @@ class Column implements PropertyColumn {
     if (known !== undefined) return known;
     this.misses++;
     const id = this.add(value);
-    scalars.set(value, id);
+    scalars.set(this.values[id], id);
     if (this.lookups >= DEDUPE_WINDOW) this.judgeWindow();
     return id;
   }
 
+  /** A copy of `value` that holds no other decoded text alive (detached-copy.ts), as the next value id. */
   private add(value: unknown): number {
-    this.values.push(value);
+    this.values.push(detachedCopy(value));
     return this.values.length - 1;
   }
 
@@ -373,7 +376,7 @@ export class PropertyTable {
     let column = this.columnsByKey.get(key);
     if (column === undefined) {
       column = new Column();
-      this.columnsByKey.set(key, column);
+      this.columnsByKey.set(detachedCopy(key), column);
     }
     return column;
   }
