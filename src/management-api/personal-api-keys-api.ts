@@ -52,14 +52,15 @@ interface RenderedPersonalKey {
   last_rolled_at: string | null;
 }
 
-function renderPersonalKey(key: PersonalApiKey, value: string | null = null): RenderedPersonalKey {
+function renderPersonalKey(auth: AuthStore, key: PersonalApiKey, value: string | null = null): RenderedPersonalKey {
+  const lastUsedAt = auth.keyLastUsedAt(key);
   return {
     id: key.id,
     label: key.label,
     value,
     mask_value: key.mask_value,
     created_at: apiDateTime(key.created_at),
-    last_used_at: key.last_used_at === null ? null : apiDateTime(key.last_used_at),
+    last_used_at: lastUsedAt === null ? null : apiDateTime(lastUsedAt),
     user_id: key.user_id,
     // `to_representation`: an unscoped (legacy) key shows as `["*"]`.
     scopes: key.scopes.length > 0 ? key.scopes : ['*'],
@@ -82,7 +83,7 @@ class PersonalApiKeysApi {
       .reverse();
     return json(
       200,
-      own.map((k) => renderPersonalKey(k)),
+      own.map((k) => renderPersonalKey(this.auth, k)),
     );
   }
 
@@ -101,12 +102,12 @@ class PersonalApiKeysApi {
       ...(fields.scopedTeams ? { scopedTeams: fields.scopedTeams } : {}),
       ...(fields.scopedOrganizations ? { scopedOrganizations: fields.scopedOrganizations } : {}),
     });
-    return json(201, renderPersonalKey(key, secret));
+    return json(201, renderPersonalKey(this.auth, key, secret));
   }
 
   retrieve(http: HttpRequest, params: Params): HttpResponse {
     const r = this.request(http, 'retrieve', params.id);
-    return json(200, renderPersonalKey(this.keyOf(r, params)));
+    return json(200, renderPersonalKey(this.auth, this.keyOf(r, params)));
   }
 
   update(http: HttpRequest, params: Params, put: boolean): HttpResponse {
@@ -114,7 +115,7 @@ class PersonalApiKeysApi {
     const key = this.keyOf(r, params);
     const updated = this.auth.updatePersonalApiKey(key.id, this.fields(r.body, r.principal.user, put));
     if (!updated) throw new HedgerowError('HR_NOT_FOUND');
-    return json(200, renderPersonalKey(updated));
+    return json(200, renderPersonalKey(this.auth, updated));
   }
 
   destroy(http: HttpRequest, params: Params): HttpResponse {
@@ -127,7 +128,7 @@ class PersonalApiKeysApi {
     const r = this.request(http, 'roll', params.id);
     const rolled = this.auth.rollPersonalApiKey(this.keyOf(r, params).id);
     if (!rolled) throw new HedgerowError('HR_NOT_FOUND');
-    return json(200, renderPersonalKey(rolled.key, rolled.secret));
+    return json(200, renderPersonalKey(this.auth, rolled.key, rolled.secret));
   }
 
   private request(http: HttpRequest, action: PersonalKeyAction, targetId?: string): ApiRequest {

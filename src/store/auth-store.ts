@@ -91,7 +91,12 @@ const K = {
   user: (id: number) => `user:${id}`,
   userEmail: (email: string) => `user_email:${email.toLowerCase()}`,
   pak: (hash: string) => `pak:${hash}`,
+  /** When a key (by id, which a roll keeps) was last used: `noteKeyUse`. */
+  keyUsed: (id: string) => `key_used:${id}`,
 };
+
+/** PostHog records a key's use when the recorded one is more than this old. */
+const KEY_USE_PRECISION_MS = 60 * 60 * 1000;
 
 /** Token lookups remembered per process (negative answers too); beyond this the cache is cleared. */
 const MAX_CACHED_TOKENS = 10_000;
@@ -107,6 +112,8 @@ export class AuthStore {
   private readonly personalKeyCache = new Map<string, { key: PersonalApiKey; user: User } | undefined>();
   private cacheVersion = -1;
   private readonly versionThisTurn = new TurnMemo<string, number>();
+  /** Key id → the last use this thread wrote or read for it (ms since the epoch). */
+  private readonly usesNoted = new Map<string, number>();
 
   constructor(private readonly dbs: StoreDatabases) {}
 
@@ -168,7 +175,45 @@ export class AuthStore {
       if (this.personalKeyCache.size >= MAX_CACHED_TOKENS) this.personalKeyCache.clear();
       this.personalKeyCache.set(secret, found);
     }
+    if (found) this.noteKeyUse(found.key);
     return found;
+  }
+
+  /**
+   * Records a use of a key as PostHog's `PersonalAPIKeyAuthentication` sets `last_used_at`: when
+   * none is recorded or the recorded one is more than an hour old
+   * (docs/compatibility.md#personal-api-keys). The time is kept beside the key's record, not in
+   * it, and moves no auth version: a use clears no cache and cannot undo a change made to the key
+   * meanwhile. It is written asynchronously, so no request waits for it; a write the store refuses
+   * (a full disk, a read-only store) is tried again at a later use. A use racing the key's deletion
+   * may leave the time behind, never read again (key ids are not reused).
+   */
+  private noteKeyUse(key: PersonalApiKey, nowMs = Date.now()): void {
+    let noted = this.usesNoted.get(key.id);
+    if (noted === undefined) {
+      const stored = this.dbs.auth.get(K.keyUsed(key.id)) as string | undefined;
+      noted = stored === undefined ? Number.NEGATIVE_INFINITY : Date.parse(stored);
+      if (this.usesNoted.size >= MAX_CACHED_TOKENS) this.usesNoted.clear();
+      this.usesNoted.set(key.id, noted);
+    }
+    if (nowMs - noted <= KEY_USE_PRECISION_MS) return;
+    this.usesNoted.set(key.id, nowMs);
+    const forget = () => this.usesNoted.delete(key.id);
+    try {
+      this.dbs.auth.put(K.keyUsed(key.id), new Date(nowMs).toISOString()).catch(forget);
+    } catch {
+      forget();
+    }
+  }
+
+  /** When the key was last used (to the hour, as PostHog records it), or null. */
+  keyLastUsedAt(key: PersonalApiKey): string | null {
+    const stored = (this.dbs.auth.get(K.keyUsed(key.id)) as string | undefined) ?? key.last_used_at;
+    // This thread's own note may not be committed yet (the request being answered may be the use).
+    const noted = this.usesNoted.get(key.id);
+    if (noted !== undefined && Number.isFinite(noted) && (stored === null || noted > Date.parse(stored)))
+      return new Date(noted).toISOString();
+    return stored;
   }
 
   /**
@@ -369,6 +414,7 @@ export class AuthStore {
       const current = this.personalKeyById(id);
       if (!current) return false;
       this.dbs.auth.removeSync(K.pak(current.secure_value_hash));
+      this.dbs.auth.removeSync(K.keyUsed(current.id));
       this.bumpVersion();
       return true;
     });

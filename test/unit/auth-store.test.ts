@@ -142,3 +142,55 @@ describe('AuthStore key and token life cycle', () => {
     expect(writer.resetProjectToken(999)).toBeUndefined();
   });
 });
+
+describe("AuthStore: a key's last use", () => {
+  const hourAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+  function withKey() {
+    const s = store();
+    const org = s.writer.createOrganization('org');
+    const project = s.writer.createProject({ name: 'p', organizationId: org.id, apiToken: 'phc_key_use_0001' });
+    const user = s.writer.createUser({ email: 'a@example.com', organizationId: org.id, currentProjectId: project.id });
+    const { key, secret } = s.writer.createPersonalApiKey({ userId: user.id, label: 'x', scopes: ['*'] });
+    const dbs = opened.at(-1)!.dbs;
+    return { ...s, dbs, key, secret };
+  }
+
+  it('is recorded by the first use, seen by every store once written, and moved only when over an hour old', async () => {
+    const { reader, writer, dbs, key, secret } = withKey();
+    expect(writer.keyLastUsedAt(key)).toBeNull();
+    const before = Date.now();
+    reader.personalKey(secret);
+    // The use's own store sees it at once; another once it is committed.
+    expect(Date.parse(reader.keyLastUsedAt(key)!)).toBeGreaterThanOrEqual(before);
+    await dbs.auth.committed;
+    const first = writer.keyLastUsedAt(key)!;
+    expect(Date.parse(first)).toBeGreaterThanOrEqual(before);
+
+    // 59 minutes old: a use by a store that reads it leaves it.
+    const recent = hourAgo(59);
+    await dbs.auth.put(`key_used:${key.id}`, recent);
+    new AuthStore(dbs).personalKey(secret);
+    await dbs.auth.committed;
+    expect(writer.keyLastUsedAt(key)).toBe(recent);
+
+    // 61 minutes old: the next use records now.
+    await dbs.auth.put(`key_used:${key.id}`, hourAgo(61));
+    const now = Date.now();
+    new AuthStore(dbs).personalKey(secret);
+    await dbs.auth.committed;
+    expect(Date.parse(writer.keyLastUsedAt(key)!)).toBeGreaterThanOrEqual(now);
+  });
+
+  it('is kept through a roll and removed with the key', async () => {
+    const { writer, dbs, key, secret } = withKey();
+    writer.personalKey(secret);
+    await dbs.auth.committed;
+    const used = writer.keyLastUsedAt(key);
+    expect(used).not.toBeNull();
+    const rolled = writer.rollPersonalApiKey(key.id)!;
+    expect(writer.keyLastUsedAt(rolled.key)).toBe(used);
+    expect(writer.deletePersonalApiKey(key.id)).toBe(true);
+    expect(dbs.auth.get(`key_used:${key.id}`)).toBeUndefined();
+  });
+});
