@@ -1,8 +1,8 @@
 /**
  * Runs one request through the router and records its answer (its count and duration by route,
  * and its access-log line when the level takes them); answers a body over the cap with 413,
- * recorded the same way. A management write waits while the disk is short of half the
- * free-space reserve (store/disk-reserve.ts); a store refusal (a full disk) is answered 503, as
+ * recorded the same way. A management write is refused (once its caller is authenticated)
+ * while the disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a full disk) is answered 503, as
  * capture answers it, and marks the store unavailable until a write commits again; any other
  * thrown error is logged and answered 500.
  */
@@ -36,6 +36,12 @@ export interface RequestHandlerDeps extends Recorders {
    * node's outcome of applying it (cluster/replicated-writes.ts).
    */
   readonly replicate?: (req: HttpRequest) => Promise<HttpResponse>;
+  /**
+   * Throws the answer to a request whose credentials do not authenticate it: a management write
+   * the disk's reserve refuses is refused so only to a caller who may write, as the disk's state
+   * is no one else's business (a caller without a key gets 401, as when there is room).
+   */
+  readonly authenticate: (req: HttpRequest) => void;
 }
 
 /** Methods that never write: every other request to the management API may. */
@@ -83,6 +89,7 @@ export function requestHandler(deps: RequestHandlerDeps): (req: HttpRequest) => 
         // It does not mark the store unavailable: capture has its own look at the reserve.
         const short = reserve.shortfall('management', 0);
         if (short !== undefined) {
+          deps.authenticate(req);
           metrics.storeWriteFailures.inc();
           return counted(route, req, errorResponse(storeUnavailableError(short)));
         }

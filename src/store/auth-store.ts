@@ -91,7 +91,10 @@ const K = {
   user: (id: number) => `user:${id}`,
   userEmail: (email: string) => `user_email:${email.toLowerCase()}`,
   pak: (hash: string) => `pak:${hash}`,
-  /** When a key (by id, which a roll keeps) was last used: `noteKeyUse`. */
+  /**
+   * When a key (by id, which a roll keeps) was last used (`noteKeyUse`). In the `meta` database,
+   * not `auth`: it is each cluster node's own, like the stream cursor, not replicated state.
+   */
   keyUsed: (id: string) => `key_used:${id}`,
 };
 
@@ -191,7 +194,7 @@ export class AuthStore {
   private noteKeyUse(key: PersonalApiKey, nowMs = Date.now()): void {
     let noted = this.usesNoted.get(key.id);
     if (noted === undefined) {
-      const stored = this.dbs.auth.get(K.keyUsed(key.id)) as string | undefined;
+      const stored = this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined;
       noted = stored === undefined ? Number.NEGATIVE_INFINITY : Date.parse(stored);
       if (this.usesNoted.size >= MAX_CACHED_TOKENS) this.usesNoted.clear();
       this.usesNoted.set(key.id, noted);
@@ -200,7 +203,7 @@ export class AuthStore {
     this.usesNoted.set(key.id, nowMs);
     const forget = () => this.usesNoted.delete(key.id);
     try {
-      this.dbs.auth.put(K.keyUsed(key.id), new Date(nowMs).toISOString()).catch(forget);
+      this.dbs.meta.put(K.keyUsed(key.id), new Date(nowMs).toISOString()).catch(forget);
     } catch {
       forget();
     }
@@ -208,7 +211,7 @@ export class AuthStore {
 
   /** When the key was last used (to the hour, as PostHog records it), or null. */
   keyLastUsedAt(key: PersonalApiKey): string | null {
-    const stored = (this.dbs.auth.get(K.keyUsed(key.id)) as string | undefined) ?? key.last_used_at;
+    const stored = (this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined) ?? key.last_used_at;
     // This thread's own note may not be committed yet (the request being answered may be the use).
     const noted = this.usesNoted.get(key.id);
     if (noted !== undefined && Number.isFinite(noted) && (stored === null || noted > Date.parse(stored)))
@@ -414,7 +417,7 @@ export class AuthStore {
       const current = this.personalKeyById(id);
       if (!current) return false;
       this.dbs.auth.removeSync(K.pak(current.secure_value_hash));
-      this.dbs.auth.removeSync(K.keyUsed(current.id));
+      this.dbs.meta.removeSync(K.keyUsed(current.id));
       this.bumpVersion();
       return true;
     });

@@ -15,7 +15,8 @@ export async function dumpStore(dataDir: string, names: readonly DatabaseName[])
     for (const name of names) {
       const db = dbs[name] as unknown as { getRange(opts: object): Iterable<{ key: unknown; value: unknown }> };
       const rows = [...db.getRange({})].map(({ key, value }) => [key, value]);
-      out[name] = name === 'meta' ? rows.filter(([k]) => !/cursor/.test(String(k))) : rows;
+      // Each node's own records: its stream and processor cursors, its keys' last uses.
+      out[name] = name === 'meta' ? rows.filter(([k]) => !/cursor|^key_used:/.test(String(k))) : rows;
     }
   } finally {
     await dbs.root.close();

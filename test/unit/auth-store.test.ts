@@ -163,34 +163,34 @@ describe("AuthStore: a key's last use", () => {
     reader.personalKey(secret);
     // The use's own store sees it at once; another once it is committed.
     expect(Date.parse(reader.keyLastUsedAt(key)!)).toBeGreaterThanOrEqual(before);
-    await dbs.auth.committed;
+    await dbs.meta.committed;
     const first = writer.keyLastUsedAt(key)!;
     expect(Date.parse(first)).toBeGreaterThanOrEqual(before);
 
     // 59 minutes old: a use by a store that reads it leaves it.
     const recent = hourAgo(59);
-    await dbs.auth.put(`key_used:${key.id}`, recent);
+    await dbs.meta.put(`key_used:${key.id}`, recent);
     new AuthStore(dbs).personalKey(secret);
-    await dbs.auth.committed;
+    await dbs.meta.committed;
     expect(writer.keyLastUsedAt(key)).toBe(recent);
 
     // 61 minutes old: the next use records now.
-    await dbs.auth.put(`key_used:${key.id}`, hourAgo(61));
+    await dbs.meta.put(`key_used:${key.id}`, hourAgo(61));
     const now = Date.now();
     new AuthStore(dbs).personalKey(secret);
-    await dbs.auth.committed;
+    await dbs.meta.committed;
     expect(Date.parse(writer.keyLastUsedAt(key)!)).toBeGreaterThanOrEqual(now);
   });
 
   it('is kept through a roll and removed with the key', async () => {
     const { writer, dbs, key, secret } = withKey();
     writer.personalKey(secret);
-    await dbs.auth.committed;
+    await dbs.meta.committed;
     const used = writer.keyLastUsedAt(key);
     expect(used).not.toBeNull();
     const rolled = writer.rollPersonalApiKey(key.id)!;
     expect(writer.keyLastUsedAt(rolled.key)).toBe(used);
     expect(writer.deletePersonalApiKey(key.id)).toBe(true);
-    expect(dbs.auth.get(`key_used:${key.id}`)).toBeUndefined();
+    expect(dbs.meta.get(`key_used:${key.id}`)).toBeUndefined();
   });
 });
