@@ -124,7 +124,9 @@ describe('a full disk', () => {
       // Whether the disk is full is told only to a caller who may write.
       const anonymous = await postJson(d, '/api/projects/1/feature_flags/', { key: 'no-key' });
       expect([anonymous.status, (anonymous.json as { code?: string }).code]).toEqual([401, 'not_authenticated']);
-      const wrongKey = await apiClient(d, 'phx_not_a_key_of_this_daemon_0000000000000000').post('/api/projects/1/feature_flags/', { key: 'k' });
+      const wrongKey = await apiClient(d, 'phx_not_a_key_of_this_daemon_0000000000000000').post('/api/projects/1/feature_flags/', {
+        key: 'k',
+      });
       expect([wrongKey.status, (wrongKey.json as { code?: string }).code]).toEqual([401, 'authentication_failed']);
       const write = await api.post('/api/projects/1/feature_flags/', {
         key: `while-full-${randomUUID()}`,
