@@ -9,7 +9,7 @@ import type { Config } from './config/schema.js';
 import { catalogueError, HedgerowError } from './errors.js';
 import { createHttpBackend } from './http/create-backend.js';
 import { toErrorResponse } from './http/respond.js';
-import { userRequest } from './http/api-request.js';
+import { checkAuthenticated } from './http/api-request.js';
 import { Router } from './http/router.js';
 import { addCaptureRoutes } from './http/routes/capture-routes.js';
 import { addEventsApiRoutes } from './management-api/events-api.js';
@@ -256,7 +256,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
         log,
         storeWrites,
         reserve,
-        authenticate: (req: HttpRequest) => void userRequest(auth, req),
+        authenticate: (req: HttpRequest) => checkAuthenticated(auth, req),
         ...(cluster ? { replicate: (req: HttpRequest) => replicatedWrites(req) } : {}),
       }),
       maxBodyBytes: config.maxBodyBytes,

@@ -248,7 +248,8 @@ class RowIndex {
       this.byInteger[n] = row + 1;
       this.others.delete(id);
     } else {
-      this.others.set(id, row);
+      // A group key decoded from an event: kept as a copy, as values are (detachedCopy).
+      this.others.set(detachedCopy(id), row);
     }
   }
 

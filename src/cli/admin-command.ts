@@ -136,13 +136,14 @@ function addKeyCommands(admin: Command): void {
     (auth, o) =>
       printTable(
         o,
-        auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => k),
+        auth.personalKeys().map(({ secure_value_hash: _hash, ...k }) => ({ ...k, last_used_at: auth.keyLastUsedAt(k) })),
         [
           ['id', (k) => k.id],
           ['user', (k) => auth.user(k.user_id)?.email ?? `user ${k.user_id}`],
           ['key', (k) => k.mask_value],
           ['label', (k) => k.label],
           ['scopes', (k) => (k.scopes.length > 0 ? k.scopes.join(',') : '(full access)')],
+          ['last used', (k) => k.last_used_at ?? 'never'],
         ],
       ),
     [],

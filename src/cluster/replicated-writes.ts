@@ -3,15 +3,12 @@
  * the stream, and the node answers with what applying it on its own store came to, once it has
  * (cluster/command-applier.ts). Also the first start's defaults, made once for the cluster.
  */
-import { catalogueError, HedgerowError } from '../errors.js';
+import { catalogueError } from '../errors.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import type { BootstrapConfig } from '../config/schema.js';
 import type { AuthStore } from '../store/auth-store.js';
 import { type BootstrapResult, refuseLeftoverCredentials, writeCredentialsFile } from '../store/bootstrap.js';
-import { authenticatePersonalKey } from '../auth/authenticate-personal-key.js';
-import { userRequest } from '../http/api-request.js';
-import { isMultipart } from '../http/multipart-form.js';
-import { QueryParams } from '../http/query-params.js';
+import { checkAuthenticated } from '../http/api-request.js';
 import type { Logger } from '../observability/logger.js';
 import type { HashKeyWrite } from '../store/hash-key-override-store.js';
 import { bootstrapCommand, type ClusterCommand, encodeCommand, hashKeysCommand, httpCommand } from './cluster-command.js';
@@ -28,24 +25,6 @@ const BOOTSTRAP_TIMEOUT_MS = 24 * 3600_000;
 
 /** Room for a command's fields besides the body. */
 const COMMAND_ROOM = 64 * 1024;
-
-/**
- * Throws the 401 (or 400) the API would answer when no stored key authenticates the request: by
- * its Authorization header or query string, else by its body.
- */
-function checkAuthenticated(auth: AuthStore, req: HttpRequest): void {
-  const query = new QueryParams(req.query);
-  try {
-    authenticatePersonalKey(auth, req.header('authorization'), query);
-    return;
-  } catch (err) {
-    if (!/^\s*$/.test(req.header('authorization')) || query.has('personal_api_key')) throw err;
-  }
-  // A multipart upload's fields are read by the API after its file: in cluster mode its key must
-  // come in the header or the query string, so that nothing unauthenticated reaches the stream.
-  if (isMultipart(req)) throw new HedgerowError('HR_NOT_AUTHENTICATED');
-  userRequest(auth, req);
-}
 
 export class ReplicatedWrites {
   private hashKeyBatch: HashKeyWrite[] = [];

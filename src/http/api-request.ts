@@ -17,6 +17,7 @@ import { MAX_JSON_DEPTH } from '../limits.js';
 import type { AuthStore, Organization, Project } from '../store/auth-store.js';
 import { exceedsMaxDepth } from '../util/json-depth.js';
 import { isPlainObject } from '../util/plain-object.js';
+import { isMultipart } from './multipart-form.js';
 import { QueryParams } from './query-params.js';
 import type { Params } from './router.js';
 import type { HttpRequest } from './types.js';
@@ -92,6 +93,25 @@ export function userRequest(auth: AuthStore, http: HttpRequest): ApiRequest {
   const query = new QueryParams(http.query);
   const body = readBody(http);
   return { http, query, body, principal: authenticatePersonalKey(auth, http.header('authorization'), query, body) };
+}
+
+/**
+ * Throws the 401 (or 400) the API would answer when no stored key authenticates the request: by
+ * its Authorization header or query string, else by its body; for a write that must be refused
+ * (or sent on) before the API reads it whole.
+ */
+export function checkAuthenticated(auth: AuthStore, http: HttpRequest): void {
+  const query = new QueryParams(http.query);
+  try {
+    authenticatePersonalKey(auth, http.header('authorization'), query);
+    return;
+  } catch (err) {
+    if (!/^\s*$/.test(http.header('authorization')) || query.has('personal_api_key')) throw err;
+  }
+  // A multipart upload's fields are read by the API after its file: its key must come in the
+  // header or the query string to be checked before then.
+  if (isMultipart(http)) throw new HedgerowError('HR_NOT_AUTHENTICATED');
+  userRequest(auth, http);
 }
 
 function apiRequest(auth: AuthStore, http: HttpRequest, scope: RequiredScope): ApiRequest {

@@ -118,7 +118,11 @@ export class AuthStore {
   /** Key id → the last use this thread wrote or read for it (ms since the epoch). */
   private readonly usesNoted = new Map<string, number>();
 
-  constructor(private readonly dbs: StoreDatabases) {}
+  /** `clock`: now in ms since the epoch, for the keys' last uses (tests move it). */
+  constructor(
+    private readonly dbs: StoreDatabases,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   // ---- reads (hot path: capture resolves a token on every request) ----
 
@@ -156,11 +160,6 @@ export class AuthStore {
     return id === undefined ? undefined : this.user(id);
   }
 
-  /**
-   * The key record and its user for a presented secret, or undefined when unknown. Cached like
-   * tokens (SDKs polling flag definitions present the same key every few seconds; the lookup
-   * costs a SHA-256 and two record reads). The records returned are shared: do not mutate them.
-   */
   /** A personal API key by its SHA-256 (a cluster's replicated request carries only that: cluster/cluster-command.ts). */
   personalKeyByHash(hash: string): { key: PersonalApiKey; user: User } | undefined {
     const key = this.dbs.auth.get(K.pak(hash)) as PersonalApiKey | undefined;
@@ -168,7 +167,19 @@ export class AuthStore {
     return key && user ? { key, user } : undefined;
   }
 
+  /**
+   * The key record and its user for a presented secret, or undefined when unknown; a key found is
+   * noted as used (`noteKeyUse`). Cached like tokens (SDKs polling flag definitions present the
+   * same key every few seconds; the lookup costs a SHA-256 and two record reads). The records
+   * returned are shared: do not mutate them.
+   */
   personalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
+    const found = this.lookUpPersonalKey(secret);
+    if (found) this.noteKeyUse(found.key);
+    return found;
+  }
+
+  private lookUpPersonalKey(secret: string): { key: PersonalApiKey; user: User } | undefined {
     this.checkCacheVersion();
     if (this.personalKeyCache.has(secret)) return this.personalKeyCache.get(secret);
     const key = this.dbs.auth.get(K.pak(hashPersonalApiKey(secret))) as PersonalApiKey | undefined;
@@ -178,7 +189,6 @@ export class AuthStore {
       if (this.personalKeyCache.size >= MAX_CACHED_TOKENS) this.personalKeyCache.clear();
       this.personalKeyCache.set(secret, found);
     }
-    if (found) this.noteKeyUse(found.key);
     return found;
   }
 
@@ -187,11 +197,14 @@ export class AuthStore {
    * none is recorded or the recorded one is more than an hour old
    * (docs/compatibility.md#personal-api-keys). The time is kept beside the key's record, not in
    * it, and moves no auth version: a use clears no cache and cannot undo a change made to the key
-   * meanwhile. It is written asynchronously, so no request waits for it; a write the store refuses
-   * (a full disk, a read-only store) is tried again at a later use. A use racing the key's deletion
-   * may leave the time behind, never read again (key ids are not reused).
+   * meanwhile. It is written asynchronously, so no request waits for it. A write the store
+   * refuses (a full disk, a read-only store) is not tried again for an hour either: one small write
+   * an hour per key and thread, like a hash key override, is all a key's use adds to a full disk.
+   * A use racing the key's deletion may leave the time behind, never read again (key ids are not
+   * reused). Per use, one map lookup and a comparison.
    */
-  private noteKeyUse(key: PersonalApiKey, nowMs = Date.now()): void {
+  private noteKeyUse(key: PersonalApiKey): void {
+    const nowMs = this.clock();
     let noted = this.usesNoted.get(key.id);
     if (noted === undefined) {
       const stored = this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined;
@@ -201,18 +214,18 @@ export class AuthStore {
     }
     if (nowMs - noted <= KEY_USE_PRECISION_MS) return;
     this.usesNoted.set(key.id, nowMs);
-    const forget = () => this.usesNoted.delete(key.id);
     try {
-      this.dbs.meta.put(K.keyUsed(key.id), new Date(nowMs).toISOString()).catch(forget);
+      this.dbs.meta.put(K.keyUsed(key.id), new Date(nowMs).toISOString()).catch(() => undefined);
     } catch {
-      forget();
+      // As a refused commit: noted, not written.
     }
   }
 
   /** When the key was last used (to the hour, as PostHog records it), or null. */
-  keyLastUsedAt(key: PersonalApiKey): string | null {
+  keyLastUsedAt(key: Pick<PersonalApiKey, 'id' | 'last_used_at'>): string | null {
     const stored = (this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined) ?? key.last_used_at;
-    // This thread's own note may not be committed yet (the request being answered may be the use).
+    // This thread's own note may not be committed yet (the request being answered may be the use),
+    // or may have been refused.
     const noted = this.usesNoted.get(key.id);
     if (noted !== undefined && Number.isFinite(noted) && (stored === null || noted > Date.parse(stored)))
       return new Date(noted).toISOString();

@@ -144,8 +144,6 @@ describe('AuthStore key and token life cycle', () => {
 });
 
 describe("AuthStore: a key's last use", () => {
-  const hourAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
-
   function withKey() {
     const s = store();
     const org = s.writer.createOrganization('org');
@@ -153,29 +151,41 @@ describe("AuthStore: a key's last use", () => {
     const user = s.writer.createUser({ email: 'a@example.com', organizationId: org.id, currentProjectId: project.id });
     const { key, secret } = s.writer.createPersonalApiKey({ userId: user.id, label: 'x', scopes: ['*'] });
     const dbs = opened.at(-1)!.dbs;
-    return { ...s, dbs, key, secret };
+    let nowMs = Date.parse('2026-11-28T10:00:00.000Z');
+    const clock = { advance: (minutes: number) => (nowMs += minutes * 60_000) };
+    // The same store for every use, as a thread holds it: its cache of keys is warm after the first.
+    const user1 = new AuthStore(dbs, () => nowMs);
+    return { ...s, dbs, key, secret, clock, user1 };
   }
 
-  it('is recorded by the first use, seen by every store once written, and moved only when over an hour old', async () => {
-    const { reader, writer, dbs, key, secret } = withKey();
+  it('is recorded by the first use and moved by a use only once it is over an hour old, cached key or not', async () => {
+    const { writer, dbs, key, secret, clock, user1 } = withKey();
     expect(writer.keyLastUsedAt(key)).toBeNull();
-    const before = Date.now();
-    reader.personalKey(secret);
+    user1.personalKey(secret);
     // The use's own store sees it at once; another once it is committed.
-    expect(Date.parse(reader.keyLastUsedAt(key)!)).toBeGreaterThanOrEqual(before);
+    expect(user1.keyLastUsedAt(key)).toBe('2026-11-28T10:00:00.000Z');
     await dbs.meta.committed;
-    const first = writer.keyLastUsedAt(key)!;
-    expect(Date.parse(first)).toBeGreaterThanOrEqual(before);
+    expect(writer.keyLastUsedAt(key)).toBe('2026-11-28T10:00:00.000Z');
 
-    // 59 minutes old: a use by a store that reads it leaves it.
-    const recent = hourAgo(59);
+    clock.advance(59);
+    user1.personalKey(secret);
+    await dbs.meta.committed;
+    expect(writer.keyLastUsedAt(key)).toBe('2026-11-28T10:00:00.000Z');
+
+    clock.advance(2);
+    user1.personalKey(secret);
+    await dbs.meta.committed;
+    expect(writer.keyLastUsedAt(key)).toBe('2026-11-28T11:01:00.000Z');
+  });
+
+  it('starts from the stored use in a store that has not seen the key', async () => {
+    const { writer, dbs, key, secret } = withKey();
+    const recent = new Date(Date.now() - 59 * 60_000).toISOString();
     await dbs.meta.put(`key_used:${key.id}`, recent);
     new AuthStore(dbs).personalKey(secret);
     await dbs.meta.committed;
     expect(writer.keyLastUsedAt(key)).toBe(recent);
-
-    // 61 minutes old: the next use records now.
-    await dbs.meta.put(`key_used:${key.id}`, hourAgo(61));
+    await dbs.meta.put(`key_used:${key.id}`, new Date(Date.now() - 61 * 60_000).toISOString());
     const now = Date.now();
     new AuthStore(dbs).personalKey(secret);
     await dbs.meta.committed;

@@ -50,4 +50,52 @@ describe('a batch with events of two projects', () => {
     expect(dbs.meta.get('counter:person:2')).toBe(2);
     await dbs.root.close();
   });
+
+  it('merges committed persons in both projects within one batch, each keeping its own ids', async () => {
+    const dbs = openStore({ dataDir: tempDir(), sync: 'none' });
+    const commit = (events: ReturnType<typeof normalizedBatch>) => {
+      const writes = new PendingWrites();
+      const batch = new PersonBatch(dbs, writes);
+      for (const e of events) applyEvent(batch, e);
+      batch.flush();
+      dbs.root.transactionSync(() => writes.apply());
+    };
+    const inProject = (projectId: number, events: ReturnType<typeof normalizedBatch>) =>
+      events.map((e) => ({ ...e, project_id: projectId }));
+    // Committed first: persons a, b and c in both projects.
+    const three = normalizedBatch(['a', 'b', 'c'].map((id) => ({ event: 'e', distinct_id: id })));
+    commit([...inProject(1, three), ...inProject(2, three)]);
+    const persons = new PersonReader(dbs);
+    const ids = (p: number) => ['a', 'b', 'c'].map((d) => persons.personIdOf(p, d)!);
+    const [a1, b1, c1] = ids(1);
+    const [a2, b2, c2] = ids(2);
+
+    // One batch: project 1 merges b into a, project 2 a into b, then c into the survivor; interleaved.
+    const merge = (into: string, other: string) =>
+      normalizedBatch([{ event: '$merge_dangerously', distinct_id: into, properties: { alias: other } }]);
+    commit([
+      ...inProject(1, merge('a', 'b')),
+      ...inProject(2, merge('b', 'a')),
+      ...inProject(2, merge('b', 'c')),
+      ...inProject(1, merge('a', 'c')),
+    ]);
+
+    expect(ids(1)).toEqual([a1, a1, a1]);
+    expect(ids(2)).toEqual([b2, b2, b2]);
+    expect(persons.distinctIdsOf(1, a1!)).toEqual(['a', 'b', 'c']);
+    expect(persons.distinctIdsOf(2, b2!)).toEqual(['a', 'b', 'c']);
+    for (const [p, gone] of [
+      [1, b1],
+      [1, c1],
+      [2, a2],
+      [2, c2],
+    ] as const) {
+      expect(persons.get(p, gone!)).toBeUndefined();
+      expect(persons.distinctIdsOf(p, gone!)).toEqual([]);
+    }
+    let memberships = 0;
+    for (const _ of dbs.personDistinctIds.getKeys({})) memberships++;
+    expect(memberships).toBe(6);
+    await dbs.root.close();
+  });
 });
