@@ -22,6 +22,13 @@ import { announceThread } from '../src/observability/thread-cpu.js';
 import { collectWhenQuiet, QUIET_COLLECTION } from '../src/util/heap-release.js';
 
 const IDLE_POLL_MS = 250;
+/**
+ * After a batch of fewer events than this, the next waits SMALL_BATCH_PAUSE_MS: under a steady
+ * stream of small captures each batch would be a durable commit of a few events, and a commit costs
+ * ~0.4 ms of CPU here whatever it holds (docs/decisions.md#the-processor-pauses-after-a-small-batch).
+ */
+const SMALL_BATCH_EVENTS = 500;
+const SMALL_BATCH_PAUSE_MS = 10;
 /** Persons read into the blast radius tables between two batches (~50–100 ms of work). */
 const WARM_UP_SLICE = 20_000;
 announceThread('person-processor');
@@ -111,8 +118,10 @@ async function run(): Promise<void> {
     const warming = blastRadius.warmUp(WARM_UP_SLICE);
     const pruning = retention !== undefined && prune(retention);
     if (report || warming || pruning) {
-      // Let messages (stop, questions) in between batches and slices.
-      await new Promise((r) => setImmediate(r));
+      // Let messages (stop, questions) in between batches and slices; after a small batch, let
+      // more blocks come for the next one.
+      const pause = report !== undefined && report.events < SMALL_BATCH_EVENTS && !warming && !pruning;
+      await new Promise((r) => (pause ? setTimeout(r, SMALL_BATCH_PAUSE_MS) : setImmediate(r)));
       continue;
     }
     await sleep(IDLE_POLL_MS);

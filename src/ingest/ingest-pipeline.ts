@@ -207,6 +207,7 @@ export class IngestPipeline {
           for (const s of r.lagSeconds) metrics.personProcessingLag.observe(s);
           metrics.personBlocksRead.inc({ source: 'hand-off' }, r.blocksRead.handOff);
           metrics.personBlocksRead.inc({ source: 'store' }, r.blocksRead.store);
+          metrics.personBatches.inc();
           for (const f of r.failures) log.error({ event_uuid: f.uuid, error: f.error }, 'person processing failed for an event; skipped');
           for (const b of r.unreadable)
             log.error({ block: b.key, error: b.error }, 'person processing could not read a block of the event log; skipped');

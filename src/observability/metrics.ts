@@ -63,6 +63,8 @@ export interface Metrics {
   setThreadHeapProbe(probe: () => ThreadHeap[]): void;
   readonly personEventsProcessed: Counter<'outcome'>;
   readonly personBlocksRead: Counter<'source'>;
+  /** The processor's batches, each one write transaction. */
+  readonly personBatches: Counter;
   readonly personProcessingLag: Histogram;
   /** Times capture requests were left waiting because the person processor was behind. */
   readonly captureHeldForPersons: Counter;
@@ -194,6 +196,11 @@ export function createMetrics(): Metrics {
     registers,
   });
   for (const source of ['hand-off', 'store']) personBlocksRead.inc({ source }, 0);
+  const personBatches = new Counter({
+    name: 'hedgerow_person_batches_total',
+    help: 'Batches the person processor committed, each one write transaction with its cursor (fewer and larger under load)',
+    registers,
+  });
   const personProcessingLag = new Histogram({
     name: 'hedgerow_person_processing_lag_seconds',
     help: 'Time from an event block commit to the commit of the person changes it caused',
@@ -285,6 +292,7 @@ export function createMetrics(): Metrics {
     registry,
     personEventsProcessed,
     personBlocksRead,
+    personBatches,
     personProcessingLag,
     captureHeldForPersons,
     storeWriteFailures,
