@@ -220,9 +220,11 @@ describe('hedgerow admin while the daemon runs', () => {
     expect(made.scopes).toEqual([]);
     expect((await listEvents(d, { limit: '1' }, { key: made.key, project: '1' })).results).toHaveLength(1);
     const keyLines = (await admin('keys', 'list')).stdout.split('\n');
-    expect(keyLines[0]).toBe('id\tuser\tkey\tlabel\tscopes');
+    expect(keyLines[0]).toBe('id\tuser\tkey\tlabel\tscopes\tlast used');
     const listed = keyLines.find((l) => l.startsWith(made.id));
-    expect(listed).toMatch(/^\S+\tadmin@hedgerow\.local\tphx_\.\.\.\S{4}\t\S+\t\(full access\)$/);
+    // Just used by the daemon, which records the use without holding the request: a time, or
+    // `never` while that write is on its way.
+    expect(listed).toMatch(/^\S+\tadmin@hedgerow\.local\tphx_\.\.\.\S{4}\t\S+\t\(full access\)\t(never|\d{4}-\d\d-\d\dT[\d:.]+Z)$/);
 
     const rolled = await admin('keys', 'roll', made.id);
     expect(rolled.code).toBe(0);
