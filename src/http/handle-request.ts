@@ -1,10 +1,10 @@
 /**
  * Runs one request through the router and records its answer (its count and duration by route,
  * and its access-log line when the level takes them); answers a body over the cap with 413,
- * recorded the same way. A management write is refused (once its caller is authenticated)
- * while the disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a full disk) is answered 503, as
- * capture answers it, and marks the store unavailable until a write commits again; any other
- * thrown error is logged and answered 500.
+ * recorded the same way. A management write is refused, once its caller is authenticated, while
+ * the disk is short of half the free-space reserve (store/disk-reserve.ts); a store refusal (a
+ * full disk) is answered 503, as capture answers it, and marks the store unavailable until a write
+ * commits again; any other thrown error is logged and answered 500.
  */
 import { catalogueError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
