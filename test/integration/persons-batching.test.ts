@@ -38,6 +38,7 @@ describe('the person processor under a stream of small captures', () => {
     expect(after.processed - before.processed).toBe(captures);
     const batches = after.batches - before.batches;
     expect(batches).toBeGreaterThan(0);
-    expect(batches, `${batches} batches in ${elapsedMs.toFixed(0)} ms`).toBeLessThanOrEqual(Math.ceil(elapsedMs / 10) + 2);
+    // 10 ms apart at least, less a timer's early firing; without the pause this was 145 in 763 ms.
+    expect(batches, `${batches} batches in ${elapsedMs.toFixed(0)} ms`).toBeLessThanOrEqual(Math.ceil(elapsedMs / 8) + 2);
   });
 });
