@@ -80,9 +80,6 @@ export class PersonBatch {
   readonly changes: BatchChanges = { persons: [], groups: [] };
   /** Per project; a batch's events mostly come from one. */
   private readonly projects = new Map<number, ProjectBatch>();
-  /** The last project asked for, and its state. */
-  private lastProjectId = Number.NaN;
-  private lastProject: ProjectBatch | undefined;
   /** Group types this batch registers, checked again inside its commit (`groupTypesStillFree`). */
   private readonly addedGroupTypes: Array<{ projectId: number; name: string; index: number }> = [];
 
@@ -92,14 +89,11 @@ export class PersonBatch {
   ) {}
 
   private project(projectId: number): ProjectBatch {
-    if (projectId === this.lastProjectId) return this.lastProject as ProjectBatch;
     let state = this.projects.get(projectId);
     if (state === undefined) {
       state = projectBatch();
       this.projects.set(projectId, state);
     }
-    this.lastProjectId = projectId;
-    this.lastProject = state;
     return state;
   }
 
