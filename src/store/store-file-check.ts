@@ -45,24 +45,27 @@ export function checkStoreFile(file: string): 'absent' | 'empty' | 'ok' {
     throw new StoreFileError(`cannot read ${file}: ${(err as Error).message}`);
   }
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new StoreFileError(`${file} is not a file`);
-    if (stat.size === 0) return 'empty';
+    if (!fstatSync(fd).isFile()) throw new StoreFileError(`${file} is not a file`);
     const first = readAt(fd, 0);
+    if (first === undefined && fstatSync(fd).size === 0) return 'empty';
     const isLmdb =
       first !== undefined && first.readUInt32LE(META_OFFSET) === MDB_MAGIC && first.readUInt32LE(META_OFFSET + 4) === MDB_DATA_VERSION;
     if (!isLmdb) throw new StoreFileError(`${file} is not a Hedgerow data file (no LMDB meta page)`);
     const pageSize = first.readUInt32LE(PAGE_SIZE_OFFSET);
-    const second = pageSize > 0 && stat.size >= 2 * pageSize ? readAt(fd, pageSize) : undefined;
-    if (second === undefined) {
-      throw new StoreFileError(`${file} is cut short: ${stat.size} bytes, less than its two meta pages of ${pageSize}`);
+    const second = pageSize > 0 ? readAt(fd, pageSize) : undefined;
+    // The size is taken after the meta pages are read: a daemon serving the file (a backup, a
+    // command beside it) grows it with every commit, and writes a commit's pages before the meta
+    // that names them, so a size taken first could be older than the meta read after it.
+    const size = fstatSync(fd).size;
+    if (second === undefined || size < 2 * pageSize) {
+      throw new StoreFileError(`${file} is cut short: ${size} bytes, less than its two meta pages of ${pageSize}`);
     }
     // The newer meta's trees must start inside the file (a copy cut short loses them).
     const meta = second.readBigUInt64LE(TXNID_OFFSET) > first.readBigUInt64LE(TXNID_OFFSET) ? second : first;
-    const pages = BigInt(Math.floor(stat.size / pageSize));
+    const pages = BigInt(Math.floor(size / pageSize));
     for (const root of [meta.readBigUInt64LE(FREE_ROOT_OFFSET), meta.readBigUInt64LE(MAIN_ROOT_OFFSET)]) {
       if (root !== NO_PAGE && root >= pages) {
-        throw new StoreFileError(`${file} is cut short: ${stat.size} bytes, and its last commit's trees start at page ${root}`);
+        throw new StoreFileError(`${file} is cut short: ${size} bytes, and its last commit's trees start at page ${root}`);
       }
     }
     // A copy cut a few pages short may keep its roots but lose pages of its trees: LMDB then
@@ -70,9 +73,7 @@ export function checkStoreFile(file: string): 'absent' | 'empty' | 'ok' {
     // newer meta of the two (lmdb-js's half-page meta is read only with `usePreviousSnapshot`).
     const lastPage = meta.readBigUInt64LE(LAST_PAGE_OFFSET);
     if (lastPage >= pages) {
-      throw new StoreFileError(
-        `${file} is cut short: ${stat.size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`,
-      );
+      throw new StoreFileError(`${file} is cut short: ${size} bytes (${pages} pages), and its last commit uses pages up to ${lastPage}`);
     }
     return 'ok';
   } finally {
