@@ -9,7 +9,7 @@ import { type AdminRun, type Opts, out, registerAdminAction } from './admin-acti
 import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
 import { fail } from './exit-codes.js';
-import { cliConfig, openDataDir } from './open-data-dir.js';
+import { cliConfig, openDataDir, refuseWritesShortOfSpace } from './open-data-dir.js';
 
 /**
  * Adds `--env-file` and the settings' flags (`--data-dir`, and `settings`) to `cmd` and runs `run`
@@ -31,6 +31,7 @@ export function withStore(cmd: Command, run: AdminRun, settings: readonly string
       await runThroughCluster(config, path, args, opts);
     }
     const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
+    if (access === 'writes') refuseWritesShortOfSpace(config);
     try {
       run(new AuthStore(dbs), opts, dbs, args, config);
     } catch (err) {

@@ -24,7 +24,7 @@ import type { StoreDatabases } from '../store/open-store.js';
 import { addCommandConfigFlags } from './config-flags.js';
 import { type Opts, toInt } from './admin-helpers.js';
 import { fail } from './exit-codes.js';
-import { cliConfig, openDataDir } from './open-data-dir.js';
+import { cliConfig, openDataDir, refuseWritesShortOfSpace } from './open-data-dir.js';
 
 /** Where a personal API key for `--from` may come from instead of the command line (where ps shows it). */
 const PERSONAL_API_KEY_ENV = 'POSTHOG_PERSONAL_API_KEY';
@@ -60,6 +60,7 @@ export function addImportCommands(admin: Command): void {
       await runThroughCluster(config, IMPORT_PATH, [], { ...carried, [DEFINITIONS]: defs });
     }
     const dbs = openDataDir(config);
+    if (opts.dryRun !== true) refuseWritesShortOfSpace(config);
     let outcome: AdminOutcome;
     try {
       outcome = runAdminAction(IMPORT_PATH, [], { ...opts, [DEFINITIONS]: defs }, dbs, config);

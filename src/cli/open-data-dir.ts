@@ -6,6 +6,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, loadConfigWithWarnings } from '../config/load-config.js';
 import type { Config } from '../config/schema.js';
+import { DiskReserve } from '../store/disk-reserve.js';
 import { openStore, STORE_FILE, type StoreDatabases } from '../store/open-store.js';
 import { storeOpenError } from '../store/store-open-error.js';
 import { commandEnv, configFlags } from './config-flags.js';
@@ -51,4 +52,16 @@ export function openDataDir(config: Readonly<Config>, opts: { readOnly?: boolean
     if (known) fail(known.message, EXIT_FAILED);
     throw err;
   }
+}
+
+/**
+ * A command about to write refuses (exit 1) while the data directory's disk is short of the
+ * free-space reserve, as the daemon refuses management writes then (half of
+ * HEDGEROW_MIN_FREE_DISK_BYTES is theirs): LMDB's own writes must not be the ones to find the
+ * disk full (store/disk-reserve.ts). `hedgerow events prune`, which makes room inside the store, is
+ * not held.
+ */
+export function refuseWritesShortOfSpace(config: Readonly<Config>): void {
+  const short = new DiskReserve({ dir: config.dataDir, minFreeBytes: config.minFreeDiskBytes }).shortfall('management');
+  if (short !== undefined) fail(`nothing was changed: ${short}; free some space and run it again`, EXIT_FAILED);
 }
