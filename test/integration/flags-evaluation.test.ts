@@ -503,26 +503,32 @@ describe('/flags when evaluation does not finish in time', () => {
 });
 
 describe.each(BACKENDS)('/flags when the flags take longer than the budget (%s)', (backend) => {
-  // 500 flags, each a regex over a ~600 KB property (a few ms apiece, seconds in all), against a
+  // Flags whose conditions are a regex over a ~600 KB property (a few ms per condition), against a
   // 1,000 ms budget. A body this large goes to the pool on both backends, whose workers stop at
-  // half the budget: wide enough that a busy machine still evaluates some flags in it.
+  // half the budget. Flags are evaluated in the order they were made: first 50 of one condition
+  // (~3 ms apiece), so that a busy machine still evaluates some flags in time, then 30 of 50
+  // conditions (~150 ms apiece): ~4 s in all, eight times the worker's half. (500 one-condition
+  // flags, 1.5 s in all, took 500 writes; these are 80.)
   const d = useDaemon({ backend, env: { HEDGEROW_FLAGS_TIMEOUT_MS: '1000' } });
-  const FLAG_COUNT = 500;
+  const QUICK = 50;
+  const SLOW = 30;
+  const FLAG_COUNT = QUICK + SLOW;
 
   beforeAll(async () => {
     const admin = apiClient(d, d.personalKey);
+    // Groups are alternatives: none matches, so every one of them is searched.
     const condition = { properties: [{ key: 'text', value: '(\\w+\\s?)+\\d', operator: 'regex', type: 'person' }] };
-    for (let start = 0; start < FLAG_COUNT; start += 25) {
-      const created = await Promise.all(
-        Array.from({ length: 25 }, (_, i) => admin.post(FLAGS, { key: `slow-${start + i}`, filters: { groups: [condition] } })),
-      );
-      for (const r of created) expect(r.status, r.text).toBe(201);
-    }
+    const create = async (key: string, conditions: number) => {
+      const r = await admin.post(FLAGS, { key, filters: { groups: Array.from({ length: conditions }, () => condition) } });
+      expect(r.status, r.text).toBe(201);
+    };
+    await Promise.all(Array.from({ length: QUICK }, (_, i) => create(`a-quick-${i}`, 1)));
+    await Promise.all(Array.from({ length: SLOW }, (_, i) => create(`b-slow-${i}`, 50)));
   });
 
   it('answers the flags evaluated in time, with errorsWhileComputingFlags set', async () => {
     const body = { token: d.projectKey, distinct_id: 'patient', person_properties: { text: 'ab '.repeat(200_000) } };
-    await postJson(d, '/flags/?v=2', body); // the evaluating thread compiles the 500 flags first
+    await postJson(d, '/flags/?v=2', body); // the evaluating thread compiles the 80 flags first
     const r = await postJson(d, '/flags/?v=2', body);
     expect(r.status).toBe(200);
     const answer = r.json as V2Body;
