@@ -96,8 +96,10 @@ describe.concurrent('bad configuration', () => {
   });
 });
 
-describe('unknown HEDGEROW_* variables at start', () => {
-  it('serve logs a warning naming the nearest setting, and reads the log level in any case', async () => {
+// The daemons these start are their own (port, data directory) and nothing is timed: they run at
+// once, beside the commands above.
+describe.concurrent('unknown HEDGEROW_* variables at start', () => {
+  it('serve logs a warning naming the nearest setting, and reads the log level in any case', async ({ expect }) => {
     const d = await startDaemon({ backend: 'node', env: { HEDGEROW_PROT: '9000', HEDGEROW_LOG_LEVEL: 'INFO' } });
     const warnings = d.records().filter((r) => r.level === 'warn' && r.msg?.startsWith('unknown'));
     expect(warnings.map((r) => r.msg)).toEqual(['unknown environment variable HEDGEROW_PROT (did you mean HEDGEROW_PORT?); it is ignored']);
@@ -105,8 +107,8 @@ describe('unknown HEDGEROW_* variables at start', () => {
   });
 });
 
-describe('the startup log', () => {
-  it("names Hedgerow's version and Node's on its first line and on the ready line", async () => {
+describe.concurrent('the startup log', () => {
+  it("names Hedgerow's version and Node's on its first line and on the ready line", async ({ expect }) => {
     const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { version: string };
     const d = await startDaemon({ backend: 'node' });
     const versions = { version: pkg.version, node_version: process.versions.node };
@@ -120,8 +122,8 @@ describe('the startup log', () => {
   });
 });
 
-describe('first start', () => {
-  it('without bootstrap keys, generates them and writes bootstrap-credentials.json readable only by its owner', async () => {
+describe.concurrent('first start', () => {
+  it('without bootstrap keys, generates them and writes bootstrap-credentials.json readable only by its owner', async ({ expect }) => {
     const d = await startDaemon({ backend: 'node', projectKey: null, personalKey: null });
     const file = path.join(d.dataDir, 'bootstrap-credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -166,7 +168,7 @@ describe('first start', () => {
     expect(await again.stop()).toBe(0);
   });
 
-  it('takes a short fixture key such as phc_test as the bootstrap project key', async () => {
+  it('takes a short fixture key such as phc_test as the bootstrap project key', async ({ expect }) => {
     const d = await startDaemon({ backend: 'uws', projectKey: 'phc_test' });
     const id = uniqueId('fixture');
     const cap = await postJson(d, '/batch/', { api_key: 'phc_test', batch: [{ event: 'fixture key', distinct_id: id }] });
@@ -175,7 +177,7 @@ describe('first start', () => {
     expect(await d.stop()).toBe(0);
   });
 
-  it('with bootstrap keys, uses them and prints neither', async () => {
+  it('with bootstrap keys, uses them and prints neither', async ({ expect }) => {
     const d = await startDaemon({ backend: 'uws' });
     const file = path.join(d.dataDir, 'bootstrap-credentials.json');
     const creds = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -195,7 +197,9 @@ describe('first start', () => {
 });
 
 describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
-  it('SIGTERM exits 0 with a "stopped" line, and the data reopens', async () => {
+  // The first three cases start daemons of their own, with bounds far wider than another daemon
+  // starting beside them shifts: they run at once. The "ready" race after them runs alone.
+  it.concurrent('SIGTERM exits 0 with a "stopped" line, and the data reopens', async ({ expect }) => {
     const d = await startDaemon({ backend });
     const id = uniqueId('sigterm');
     const uuid = randomUUID();
@@ -216,7 +220,7 @@ describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
     expect(again.records().map((r) => r.msg)).toContain('stopped');
   });
 
-  it('answers a request in flight during SIGTERM, then exits 0', async () => {
+  it.concurrent('answers a request in flight during SIGTERM, then exits 0', async ({ expect }) => {
     const d = await startDaemon({ backend });
     const id = uniqueId('inflight');
     const uuid = randomUUID();
@@ -261,7 +265,7 @@ describe.each(BACKENDS)('lifecycle (%s backend)', (backend) => {
     expect(await again.stop()).toBe(0);
   });
 
-  it('a request that never finishes holds the shutdown only for HEDGEROW_SHUTDOWN_TIMEOUT_MS', async () => {
+  it.concurrent('a request that never finishes holds the shutdown only for HEDGEROW_SHUTDOWN_TIMEOUT_MS', async ({ expect }) => {
     const d = await startDaemon({ backend, env: { HEDGEROW_SHUTDOWN_TIMEOUT_MS: '500' } });
     const req = http.request({
       host: '127.0.0.1',
