@@ -121,7 +121,7 @@ describe('hedgerow admin import posthog', () => {
     const differences: string[] = [];
     const keys = new Set<string>();
     let compared = 0;
-    for (const s of population) {
+    const compare = async (s: Subject) => {
       const options = { personProperties: s.personProperties, groups: s.groups, groupProperties: s.groupProperties };
       const mine = await local.getAllFlagsAndPayloads(s.distinctId, { ...options, onlyEvaluateLocally: true });
       const theirs = await remote.getAllFlagsAndPayloads(s.distinctId, options);
@@ -136,6 +136,10 @@ describe('hedgerow admin import posthog', () => {
           differences.push(`${s.distinctId} ${key}: local ${String(value)} ${payload}, daemon ${String(answered)} ${served}`);
         }
       }
+    };
+    // The persons are independent: 25 remote calls at a time, not one round trip after another.
+    for (let start = 0; start < population.length; start += 25) {
+      await Promise.all(population.slice(start, start + 25).map(compare));
     }
     return { compared, differences, keys };
   }
@@ -281,54 +285,55 @@ describe('hedgerow admin import posthog', () => {
       ['{"flags": [{"key": "ok", "filters": {}}, {"name": "no key"}]}', 'flags[1] has no "key"'],
       ['{"flags": [], "group_type_mapping": {"7": "team"}}', '"group_type_mapping" maps "7" to "team"'],
     ];
-    for (const [i, [text, message]] of cases.entries()) {
-      const file = path.join(dir, `bad-${i}.json`);
-      writeFileSync(file, text);
-      const r = await importInto(project.id, '--file', file);
-      expect([r.code, r.stdout]).toEqual([2, '']);
-      expect(r.stderr).toContain(message);
+    // Each refusal changes nothing (checked below): the imports run at once.
+    const [missing, ...refused] = await Promise.all([
+      importInto(project.id, '--file', path.join(dir, 'absent.json')),
+      ...cases.map(([text], i) => {
+        const file = path.join(dir, `bad-${i}.json`);
+        writeFileSync(file, text);
+        return importInto(project.id, '--file', file);
+      }),
+    ]);
+    for (const [i, [, message]] of cases.entries()) {
+      expect([refused[i]!.code, refused[i]!.stdout]).toEqual([2, '']);
+      expect(refused[i]!.stderr).toContain(message);
     }
-    const missing = await importInto(project.id, '--file', path.join(dir, 'absent.json'));
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/^hedgerow: cannot read .*absent\.json: ENOENT/)]);
     const admin = apiClient(d, d.personalKey);
     expect(((await admin.get(`/api/projects/${project.id}/feature_flags/`)).json as { count: number }).count).toBe(0);
   });
 
   it('--from fetches the answer from a PostHog instance with the personal API key, and says what a refusal was', async () => {
-    const project = await createProject(d, 'Fetched');
+    const [project, other] = await Promise.all([createProject(d, 'Fetched'), createProject(d, 'Refused')]);
     const key = `phx_${randomUUID()}`;
-    // A server of its own: the local evaluator polls the shared one now and then.
+    // Servers of their own: the local evaluator polls the shared one now and then.
     const posthog = await serveAnswer(ANSWER);
-    try {
-      const run = await importInto(project.id, '--from', posthog.url, '--personal-api-key', key, '--posthog-project', '2', '--json');
-      expect([run.code, run.stderr]).toEqual([0, '']);
-      expect((JSON.parse(run.stdout) as { flags: unknown[] }).flags).toHaveLength(15);
-      expect(posthog.auth).toEqual([`Bearer ${key}`]);
-    } finally {
-      await posthog.close();
-    }
-
     const refusing = await serveAnswer(
       '{"type":"authentication_error","code":"authentication_failed","detail":"Personal API key is invalid."}',
       401,
     );
     try {
-      const other = await createProject(d, 'Refused');
-      const r = await runCli(
-        ['admin', 'import', 'posthog', '--project', String(other.id), '--data-dir', d.dataDir, '--from', `${refusing.url}/`],
-        { env: { POSTHOG_PERSONAL_API_KEY: 'phx_wrong' } },
-      );
+      // Each import has its own project or is refused before reading one: they run at once.
+      const [run, r, none] = await Promise.all([
+        importInto(project.id, '--from', posthog.url, '--personal-api-key', key, '--posthog-project', '2', '--json'),
+        runCli(['admin', 'import', 'posthog', '--project', String(other.id), '--data-dir', d.dataDir, '--from', `${refusing.url}/`], {
+          env: { POSTHOG_PERSONAL_API_KEY: 'phx_wrong' },
+        }),
+        importInto(project.id, '--from', server.url),
+      ]);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect((JSON.parse(run.stdout) as { flags: unknown[] }).flags).toHaveLength(15);
+      expect(posthog.auth).toEqual([`Bearer ${key}`]);
       expect([r.code, r.stderr]).toEqual([
         2,
         `hedgerow: ${refusing.url}/api/feature_flag/local_evaluation/?send_cohorts answered 401: Personal API key is invalid.\n`,
       ]);
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        'hedgerow: --from needs a PostHog personal API key: --personal-api-key or POSTHOG_PERSONAL_API_KEY\n',
+      ]);
     } finally {
-      await refusing.close();
+      await Promise.all([posthog.close(), refusing.close()]);
     }
-    const none = await importInto(project.id, '--from', server.url);
-    expect([none.code, none.stderr]).toEqual([
-      2,
-      'hedgerow: --from needs a PostHog personal API key: --personal-api-key or POSTHOG_PERSONAL_API_KEY\n',
-    ]);
   });
 });
