@@ -423,7 +423,11 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
 
   describe('keys, scopes and projects', () => {
     it('vector 50 and 52: a read key cannot write; activity needs activity_log:read', async () => {
-      const reader = await createUser(d, { email: `reader-${backend}@example.com`, scopes: ['feature_flag:read'] });
+      // Two users of their own, made through the CLI at once.
+      const [reader, writer] = await Promise.all([
+        createUser(d, { email: `reader-${backend}@example.com`, scopes: ['feature_flag:read'] }),
+        createUser(d, { email: `writer-${backend}@example.com`, scopes: ['feature_flag:write', 'activity_log:read'] }),
+      ]);
       const readClient = apiClient(d, reader.key);
       await checkVector(readClient, managementVector(50, { project_id: 1 }));
       expect((await readClient.get(FLAGS)).status).toBe(200);
@@ -432,10 +436,6 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
         403,
         "API key missing required scope 'activity_log:read'",
       ]);
-      const writer = await createUser(d, {
-        email: `writer-${backend}@example.com`,
-        scopes: ['feature_flag:write', 'activity_log:read'],
-      });
       await checkVector(apiClient(d, writer.key), managementVector(52, { project_id: 1 }));
       expect((await apiClient(d, writer.key).get(FLAGS)).status).toBe(200);
     });
@@ -452,9 +452,11 @@ describe.each(BACKENDS)('feature flag API (%s backend)', (backend) => {
     });
 
     it("a key of project A can neither read nor change project B's flags", async () => {
-      const projectB = await newProject('isolation B');
+      const [projectB, limited] = await Promise.all([
+        newProject('isolation B'),
+        createUser(d, { email: `limited-${backend}@example.com`, projects: [1] }),
+      ]);
       const flagB = await createFlag({ key: 'b-only' }, projectB);
-      const limited = await createUser(d, { email: `limited-${backend}@example.com`, projects: [1] });
       const a = apiClient(d, limited.key);
       const denied = await a.get(`/api/projects/${projectB}/feature_flags/`);
       expect([denied.status, denied.json]).toEqual([
