@@ -341,7 +341,7 @@ export async function startDaemon(config: Readonly<Config>, log: Logger, opts: D
     workers: config.workers,
     tasksPerWorker: config.tasksPerWorker,
   });
-  // The pool's workers start while the person processor does: on two cores this takes ~0.3 s off a start.
+  // The pool's workers start while the person processor does, rather than after it.
   const workersUp = workerPool.ready();
   workersUp.catch(() => undefined); // awaited below, after the processor has started
   const livePipeline = await IngestPipeline.start({

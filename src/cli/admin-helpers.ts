@@ -30,8 +30,9 @@ export function withStore(cmd: Command, run: AdminRun, settings: readonly string
       const { runThroughCluster } = await import('./cluster-admin.js');
       await runThroughCluster(config, path, args, opts);
     }
-    const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
+    // Before opening: opening the store read-write commits (its schema version).
     if (access === 'writes') refuseWritesShortOfSpace(config);
+    const dbs: StoreDatabases = openDataDir(config, { readOnly: config.clusterNats !== '' });
     try {
       run(new AuthStore(dbs), opts, dbs, args, config);
     } catch (err) {

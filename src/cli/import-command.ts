@@ -59,8 +59,8 @@ export function addImportCommands(admin: Command): void {
       const { runThroughCluster } = await import('./cluster-admin.js');
       await runThroughCluster(config, IMPORT_PATH, [], { ...carried, [DEFINITIONS]: defs });
     }
-    const dbs = openDataDir(config);
     if (opts.dryRun !== true) refuseWritesShortOfSpace(config);
+    const dbs = openDataDir(config);
     let outcome: AdminOutcome;
     try {
       outcome = runAdminAction(IMPORT_PATH, [], { ...opts, [DEFINITIONS]: defs }, dbs, config);

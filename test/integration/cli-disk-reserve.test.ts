@@ -5,7 +5,7 @@
  * `events prune` (which frees space), still run. The reserve is set above the disk's free space
  * here, so any disk is short of it.
  */
-import { statfsSync, writeFileSync } from 'node:fs';
+import { readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanupDaemons, makeTempDir, runCli, startDaemon } from '../helpers/daemon.js';
@@ -31,6 +31,8 @@ describe('hedgerow admin on a disk short of the reserve', () => {
     );
     const importFlags = (extra: string[], env: Record<string, string> = short) =>
       cli(['admin', 'import', 'posthog', '--file', answer, '--project', '1', ...extra], env);
+    const storeFile = path.join(d.dataDir, 'hedgerow.mdb');
+    const untouched = readFileSync(storeFile);
     const [create, imported] = await Promise.all([cli(['admin', 'projects', 'create', '--name', 'Refused']), importFlags([])]);
     for (const r of [create, imported]) {
       expect(r.code, r.stderr).toBe(1);
@@ -38,6 +40,9 @@ describe('hedgerow admin on a disk short of the reserve', () => {
         /^hedgerow: nothing was changed: the data directory's disk has \d+ bytes free, less than half of HEDGEROW_MIN_FREE_DISK_BYTES \(\d+\); free some space and run it again\n$/,
       );
     }
+
+    // Refused before the store is opened: not a byte of the data file was written.
+    expect(readFileSync(storeFile).equals(untouched)).toBe(true);
 
     const [list, dryRun, prune] = await Promise.all([
       cli(['admin', 'projects', 'list', '--json']),

@@ -507,8 +507,7 @@ describe.each(BACKENDS)('/flags when the flags take longer than the budget (%s)'
   // 1,000 ms budget. A body this large goes to the pool on both backends, whose workers stop at
   // half the budget. Flags are evaluated in the order they were made: first 50 of one condition
   // (~3 ms apiece), so that a busy machine still evaluates some flags in time, then 30 of 50
-  // conditions (~150 ms apiece): ~4 s in all, eight times the worker's half. (500 one-condition
-  // flags, 1.5 s in all, took 500 writes; these are 80.)
+  // conditions (~150 ms apiece): ~4 s in all, eight times the worker's half, from 80 writes.
   const d = useDaemon({ backend, env: { HEDGEROW_FLAGS_TIMEOUT_MS: '1000' } });
   const QUICK = 50;
   const SLOW = 30;

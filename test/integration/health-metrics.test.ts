@@ -88,7 +88,7 @@ describe.each(BACKENDS)('health, readiness and metrics (%s backend)', (backend) 
       }
       return out;
     };
-    // Threads announce themselves as they start: wait for the person processor, started last.
+    // Threads announce themselves as they start: wait for the person processor's.
     let seen = new Map<string, string>();
     for (let i = 0; i < 50 && !seen.has('person-processor-1'); i++) {
       seen = threads(await metrics());
