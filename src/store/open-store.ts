@@ -150,6 +150,9 @@ function refuseNewerSchema(found: number | undefined): void {
 }
 
 function migrate(dbs: StoreDatabases): void {
+  // A current store is not written to: opening it commits nothing (a command that only reads, on
+  // a full disk, writes nothing either). Anything else is looked at again inside the transaction.
+  if (dbs.meta.get('schema_version') === SCHEMA_VERSION) return;
   dbs.root.transactionSync(() => {
     const found = dbs.meta.get('schema_version') as number | undefined;
     if (found === undefined) {

@@ -13,7 +13,7 @@ import { cleanupDaemons, makeTempDir, runCli, startDaemon } from '../helpers/dae
 afterAll(cleanupDaemons);
 
 describe('hedgerow admin on a disk short of the reserve', () => {
-  it('refuses writes with exit 1, changes nothing, and still reads and prunes', async () => {
+  it('refuses writes with exit 1, changes nothing, and still reads (writing nothing) and prunes', async () => {
     const d = await startDaemon({ backend: 'uws' });
     expect(await d.stop()).toBe(0);
     const fs = statfsSync(d.dataDir);
@@ -41,7 +41,10 @@ describe('hedgerow admin on a disk short of the reserve', () => {
       );
     }
 
-    // Refused before the store is opened: not a byte of the data file was written.
+    // Refused before the store is opened: not a byte of the data file was written; nor by a read.
+    expect(readFileSync(storeFile).equals(untouched)).toBe(true);
+    const read = await cli(['admin', 'users', 'list']);
+    expect([read.code, read.stderr]).toEqual([0, '']);
     expect(readFileSync(storeFile).equals(untouched)).toBe(true);
 
     const [list, dryRun, prune] = await Promise.all([
