@@ -161,7 +161,14 @@ describe('cluster mode: faults', () => {
     await nats.startAll();
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const r = await send(a, '/capture/', { body: JSON.stringify({ api_key: projectKey, event: 'back', distinct_id: 'x' }) });
+      const r = await send(a, '/capture/', { body: JSON.stringify({ api_key: projectKey, event: 'back', distinct_id: 'x' }) }).catch(
+        (err: unknown) => {
+          // The node stopped answering: say how it ended, with its last words.
+          throw new Error(
+            `node a stopped answering (${String(err)}; exited: ${a.exited}); its last log lines:\n${a.logs().slice(-30).join('\n')}`,
+          );
+        },
+      );
       if (r.status === 200) break;
       expect(r.status).toBe(503);
       if (Date.now() > deadline) throw new Error('capture did not recover within 60 s of the servers coming back');
