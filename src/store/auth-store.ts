@@ -70,7 +70,6 @@ export interface PersonalApiKey {
   mask_value: string;
   secure_value_hash: string;
   created_at: string;
-  last_used_at: string | null;
   /** When the key's secret was last replaced (`roll`); absent on keys never rolled. */
   last_rolled_at?: string | null;
 }
@@ -222,8 +221,8 @@ export class AuthStore {
   }
 
   /** When the key was last used (to the hour, as PostHog records it), or null. */
-  keyLastUsedAt(key: Pick<PersonalApiKey, 'id' | 'last_used_at'>): string | null {
-    const stored = (this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined) ?? key.last_used_at;
+  keyLastUsedAt(key: Pick<PersonalApiKey, 'id'>): string | null {
+    const stored = (this.dbs.meta.get(K.keyUsed(key.id)) as string | undefined) ?? null;
     // This thread's own note may not be committed yet (the request being answered may be the use),
     // or may have been refused.
     const noted = this.usesNoted.get(key.id);
@@ -393,7 +392,6 @@ export class AuthStore {
         mask_value: maskPersonalApiKey(secret),
         secure_value_hash: hash,
         created_at: now(),
-        last_used_at: null,
         last_rolled_at: null,
       };
       this.dbs.auth.putSync(K.pak(hash), record);
